@@ -1,0 +1,77 @@
+"""The board: provinces, coasts and who can move where."""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+
+from gm.engine.model import province_of
+
+
+class Terrain(str, Enum):
+    LAND = "land"
+    COAST = "coast"
+    SEA = "sea"
+    IMPASSABLE = "impassable"
+
+
+@dataclass(frozen=True, slots=True)
+class Province:
+    abbr: str  # canonical: the variant rulebook's abbreviation, upper case
+    name: str
+    terrain: Terrain
+    supply_centre: bool = False
+    coasts: tuple[str, ...] = ()  # ('NC', 'SC') for a province with split coasts
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class GameMap:
+    provinces: dict[str, Province]
+    army: dict[str, frozenset[str]]  # province -> provinces an army can move to
+    fleet: dict[str, frozenset[str]]  # location -> locations a fleet there can move to
+    # Derived: location -> provinces a fleet there can reach (coasts dropped), for supports.
+    fleet_provinces: dict[str, frozenset[str]] = field(init=False)
+    # Derived: province -> provinces a fleet on any of its coasts can reach (convoy routes).
+    sea_neighbours: dict[str, frozenset[str]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fleet_provinces = {
+            loc: frozenset(province_of(d) for d in dests) for loc, dests in self.fleet.items()
+        }
+        by_province: dict[str, set[str]] = {}
+        for loc, provs in self.fleet_provinces.items():
+            by_province.setdefault(province_of(loc), set()).update(provs)
+        self.sea_neighbours = {p: frozenset(s) for p, s in by_province.items()}
+
+    def is_sea(self, province: str) -> bool:
+        return self.provinces[province].terrain is Terrain.SEA
+
+    def fleet_locations(self, province: str) -> tuple[str, ...]:
+        """Where a fleet can stand in `province`: its coasts, or the province itself."""
+        p = self.provinces[province]
+        if p.coasts:
+            return tuple(f"{province}/{c}" for c in p.coasts)
+        return (province,) if p.terrain in (Terrain.COAST, Terrain.SEA) else ()
+
+    def fleet_coasts_to(self, location: str, province: str) -> list[str]:
+        """The locations of `province` a fleet at `location` can move to."""
+        dests = self.fleet.get(location, frozenset())
+        return [loc for loc in self.fleet_locations(province) if loc in dests]
+
+    def sea_path_exists(self, start: str, end: str, fleets: set[str]) -> bool:
+        """Is there a chain of sea provinces in `fleets` leading an army from start to end?"""
+        neighbours = self.sea_neighbours
+        seen = set()
+        queue = deque(p for p in neighbours.get(start, ()) if p in fleets)
+        seen.update(queue)
+        while queue:
+            here = queue.popleft()
+            reach = neighbours[here]
+            if end in reach:
+                return True
+            for nxt in reach:
+                if nxt in fleets and nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        return False

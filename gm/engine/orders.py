@@ -1,0 +1,104 @@
+"""Orders as typed values. Text lives only in parse.py; str() gives the canonical form."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gm.engine.model import UnitType, province_of
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """An order for the unit a power believes is at `location`.
+
+    `unit_type` is None when the player left it out; the engine then takes whatever unit is there.
+    """
+
+    power: str
+    unit_type: UnitType | None
+    location: str
+
+    @property
+    def province(self) -> str:
+        return province_of(self.location)
+
+    def _unit(self) -> str:
+        return f"{self.unit_type.value if self.unit_type else '?'} {self.location}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hold(Order):
+    def __str__(self) -> str:
+        return f"{self._unit()} H"
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Order):
+    dest: str  # location; may name a coast
+    via_convoy: bool = False
+
+    def __str__(self) -> str:
+        return f"{self._unit()} - {self.dest}" + (" VIA CONVOY" if self.via_convoy else "")
+
+
+@dataclass(frozen=True, slots=True)
+class SupportHold(Order):
+    target: str  # province of the supported unit
+    target_type: UnitType | None = None
+
+    def __str__(self) -> str:
+        t = f"{self.target_type.value} " if self.target_type else ""
+        return f"{self._unit()} S {t}{self.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class SupportMove(Order):
+    target: str  # province the supported unit moves from
+    dest: str  # province it moves to (a support never names a coast that matters)
+    target_type: UnitType | None = None
+
+    def __str__(self) -> str:
+        t = f"{self.target_type.value} " if self.target_type else ""
+        return f"{self._unit()} S {t}{self.target} - {self.dest}"
+
+
+@dataclass(frozen=True, slots=True)
+class Convoy(Order):
+    target: str  # province of the convoyed army
+    dest: str  # province it goes to
+
+    def __str__(self) -> str:
+        return f"{self._unit()} C A {self.target} - {self.dest}"
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat(Order):
+    dest: str
+
+    def __str__(self) -> str:
+        return f"{self._unit()} R {self.dest}"
+
+
+@dataclass(frozen=True, slots=True)
+class Disband(Order):
+    """Disband a dislodged unit in a retreat phase, or remove a unit in an adjustment phase."""
+
+    def __str__(self) -> str:
+        return f"{self._unit()} D"
+
+
+@dataclass(frozen=True, slots=True)
+class Build(Order):
+    def __str__(self) -> str:
+        return f"Build {self._unit()}"
+
+
+@dataclass(frozen=True, slots=True)
+class Waive(Order):
+    """Decline one build. `unit_type` and `location` are unused."""
+
+    def __str__(self) -> str:
+        return "Waive"
+
+
+def waive(power: str) -> Waive:
+    return Waive(power, None, "")

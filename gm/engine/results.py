@@ -1,0 +1,21 @@
+"""The outcome vocabulary shared by the engine, reports and tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from gm.engine.orders import Order
+
+
+class Result(str, Enum):
+    SUCCEEDS = "succeeds"
+    FAILS = "fails"
+    VOID = "void"  # illegal, or not applicable to the position
+    CUT = "cut"  # a support that was cut
+
+
+@dataclass(frozen=True, slots=True)
+class OrderResult:
+    order: Order
+    result: Result
+    reason: str = ""  # why, for anything but SUCCEEDS

@@ -1,0 +1,126 @@
+"""The variant registry: each variant is a data folder under maps/ plus one rules module here."""
+from __future__ import annotations
+
+import importlib
+import os
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from gm.engine.graph import GameMap, Province, Terrain
+from gm.engine.model import Season, UnitType, Unit, province_of
+from gm.engine.rules import Rules
+from gm.engine.variant import Power, Variant, movement
+
+# name -> (folder under maps/, module under gm.variants holding its Rules class)
+REGISTRY: dict[str, tuple[str, str]] = {
+    "standard": ("standard", "gm.variants.standard"),
+    "classical": ("classical", "gm.variants.classical"),
+}
+ALIASES = {"classical-mediterranean": "classical", "classic": "classical"}
+
+
+class VariantError(ValueError):
+    pass
+
+
+def maps_dir() -> Path:
+    return Path(os.environ.get("GM_MAPS", Path(__file__).resolve().parents[2] / "maps"))
+
+
+def canonical_name(name: str) -> str:
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in REGISTRY:
+        raise VariantError(f"unknown variant {name!r}; known: {', '.join(sorted(REGISTRY))}")
+    return key
+
+
+@cache
+def load_variant(name: str) -> Variant:
+    key = canonical_name(name)
+    folder, module = REGISTRY[key]
+    rules_class: type[Rules] = getattr(importlib.import_module(module), "VariantRules")
+    path = maps_dir() / folder / "variant.toml"
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    return variant_from_data(key, data, rules_class(), docs=str(maps_dir() / folder / "README.md"))
+
+
+def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Variant:
+    """Build a Variant from the parsed variant.toml, checking that the map is consistent."""
+    provinces: dict[str, Province] = {}
+    army: dict[str, set[str]] = {}
+    fleet: dict[str, set[str]] = {}
+    for abbr, p in data["provinces"].items():
+        terrain = Terrain(p["terrain"])
+        coasts = p.get("coasts", {})
+        provinces[abbr] = Province(
+            abbr=abbr,
+            name=p["name"],
+            terrain=terrain,
+            supply_centre=p.get("centre", False),
+            coasts=tuple(coasts),
+            aliases=tuple(p.get("aliases", ())),
+        )
+        if terrain in (Terrain.LAND, Terrain.COAST):
+            army[abbr] = set(p.get("army", ()))
+        if coasts:
+            for coast, dests in coasts.items():
+                fleet[f"{abbr}/{coast}"] = set(dests)
+        elif terrain in (Terrain.COAST, Terrain.SEA):
+            fleet[abbr] = set(p.get("fleet", ()))
+    _check_symmetric(key, "army", army, provinces)
+    _check_symmetric(key, "fleet", fleet, provinces)
+    game_map = GameMap(
+        provinces=provinces,
+        army={k: frozenset(v) for k, v in army.items()},
+        fleet={k: frozenset(v) for k, v in fleet.items()},
+    )
+    powers: dict[str, Power] = {}
+    units: list[Unit] = []
+    centres: dict[str, str] = {}
+    for name, p in data["powers"].items():
+        homes = frozenset(p.get("home_centres", ()))
+        powers[name] = Power(
+            name=name,
+            adjective=p.get("adjective", ""),
+            aliases=tuple(p.get("aliases", ())),
+            home_centres=homes,
+            minor=p.get("minor", False),
+        )
+        for text in p.get("units", ()):
+            kind, loc = text.split()
+            units.append(Unit(name, UnitType(kind), loc))
+        for c in p.get("centres", sorted(homes)):
+            centres[c] = name
+    for u in units:
+        where = game_map.fleet_locations(u.province) if u.type is UnitType.FLEET else (u.province,)
+        if u.location not in where or (u.type is UnitType.ARMY and u.province not in army):
+            raise VariantError(f"{key}: starting unit {u} of {u.power} stands where it cannot")
+    for c in centres:
+        if not provinces[c].supply_centre:
+            raise VariantError(f"{key}: {c} is owned at the start but is no supply centre")
+    start = data["start"]
+    return Variant(
+        name=key,
+        title=data["title"],
+        map=game_map,
+        powers=powers,
+        starting_units=tuple(units),
+        starting_centres=centres,
+        first_phase=movement(Season(start["season"]), start["year"]),
+        victory_centres=data["victory_centres"],
+        rules=rules,
+        docs=docs,
+        facts=data.get("facts", {}),
+    )
+
+
+def _check_symmetric(key: str, kind: str, adj: dict[str, set[str]], provinces: dict) -> None:
+    for here, dests in adj.items():
+        for there in dests:
+            if province_of(there) not in provinces:
+                raise VariantError(f"{key}: {kind} edge {here}-{there} names an unknown space")
+            if here not in adj.get(there, ()):
+                raise VariantError(f"{key}: {kind} edge {here}-{there} has no way back")
