@@ -4,9 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from gm.engine.model import Dislodged, GameState, Phase, Unit
+from gm.engine.adjust import adjustment_counts, resolve_adjustments
+from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Order
-from gm.engine.results import OrderResult
+from gm.engine.resolve import resolve_movement
+from gm.engine.results import OrderResult, Result
+from gm.engine.retreat import resolve_retreats, retreat_options
 from gm.engine.variant import Variant
 
 
@@ -22,9 +25,69 @@ class Adjudication:
 
 
 def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> Adjudication:
-    raise NotImplementedError
+    """Resolve the phase `state` is in with the orders given; pure."""
+    kind = state.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        orders = variant.rules.prepare_orders(variant, state, list(orders))
+        results, units, dislodged, contested = resolve_movement(variant, state, orders)
+        dislodged = {
+            p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, state, units, contested, d))
+            for p, d in dislodged.items()
+        }
+        if any(d.retreats for d in dislodged.values()):
+            phase = Phase(state.phase.year, state.phase.season, PhaseKind.RETREAT)
+            nxt = state.with_(phase=phase, units=units, dislodged=dislodged, contested=contested)
+            return Adjudication(state.phase, results, units, dislodged, nxt)
+        disbanded = [d.unit for _, d in sorted(dislodged.items())]
+        return _after_turn(variant, state, results, units, dislodged, disbanded)
+    if kind is PhaseKind.RETREAT:
+        results, units, disbanded = resolve_retreats(variant, state, orders)
+        return _after_turn(variant, state, results, units, {}, disbanded)
+    results, units, disbanded = resolve_adjustments(variant, state, orders)
+    phase = Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
+    nxt = state.with_(phase=phase, units=units, dislodged={}, contested=frozenset())
+    return Adjudication(state.phase, results, units, {}, nxt, disbanded=disbanded)
+
+
+def _after_turn(
+    variant: Variant,
+    state: GameState,
+    results: list[OrderResult],
+    units: dict[str, Unit],
+    dislodged: dict[str, Dislodged],
+    disbanded: list[Unit],
+) -> Adjudication:
+    """A Spring or Fall turn is over: after Fall, centres change hands and winter may follow."""
+    year, season = state.phase.year, state.phase.season
+    nxt = state.with_(units=units, dislodged={}, contested=frozenset())
+    if season is Season.SPRING:
+        nxt = nxt.with_(phase=Phase(year, Season.FALL, PhaseKind.MOVEMENT))
+        return Adjudication(state.phase, results, units, dislodged, nxt, disbanded=disbanded)
+    centres = dict(state.supply_centres)
+    for prov, unit in units.items():
+        if prov in centres or variant.map.provinces[prov].supply_centre:
+            centres[prov] = unit.power
+    nxt = variant.rules.after_fall(variant, nxt.with_(supply_centres=centres))
+    winner = variant.rules.winner(variant, nxt)
+    if adjustment_counts(variant, nxt):
+        phase = Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT)
+    else:
+        phase = Phase(year + 1, Season.SPRING, PhaseKind.MOVEMENT)
+    nxt = nxt.with_(phase=phase)
+    return Adjudication(state.phase, results, nxt.units, dislodged, nxt, winner, disbanded)
 
 
 def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
-    """Why `order` is illegal in this position, or None when it is legal. Used for replies."""
-    raise NotImplementedError
+    """Why `order` is illegal in this position on its own, or None when it is legal.
+
+    Orders that depend on other orders (a support that must match a move, a convoy that must match
+    an army's move) are checked as if the orders they need were given. Used for acknowledgements.
+    """
+    result = adjudicate(variant, state, [order]).results[0]
+    if result.result is Result.VOID and not _needs_partner(result.reason):
+        return result.reason
+    return None
+
+
+def _needs_partner(reason: str) -> bool:
+    return " is not moving to " in reason or " is moving, not holding" in reason or "without a convoy" in reason

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 
 from gm.engine.model import province_of
@@ -43,6 +44,13 @@ class GameMap:
         for loc, provs in self.fleet_provinces.items():
             by_province.setdefault(province_of(loc), set()).update(provs)
         self.sea_neighbours = {p: frozenset(s) for p, s in by_province.items()}
+
+    @cached_property
+    def all_neighbours(self) -> dict[str, frozenset[str]]:
+        """Province -> provinces next to it by land or by sea, whatever the unit."""
+        return {
+            p: frozenset(self.army.get(p, ())) | self.sea_neighbours.get(p, frozenset()) for p in self.provinces
+        }
 
     def is_sea(self, province: str) -> bool:
         return self.provinces[province].terrain is Terrain.SEA

@@ -1,0 +1,496 @@
+"""Movement: validate orders, then resolve them with the guess-and-check algorithm of the DATC.
+
+The vocabulary follows DATC section 5 (attack, hold, defend and prevent strength). Each adjudication
+builds its own `Movement` object, so nothing is shared between games.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from gm.engine.graph import GameMap, Terrain
+from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
+from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
+from gm.engine.results import OrderResult, Result
+from gm.engine.variant import Variant
+
+# Resolution of one decision (a move, a support or a convoy).
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+FAILS, SUCCEEDS = False, True
+
+
+def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
+    """The unit an order is for, or None and why the order names no unit of its power."""
+    prov = order.province
+    unit = state.units.get(prov)
+    if unit is None:
+        return None, f"there is no unit in {prov}"
+    if unit.power != order.power:
+        return None, f"the unit in {prov} belongs to {unit.power}"
+    if order.unit_type is not None and order.unit_type is not unit.type:
+        return None, f"the unit in {prov} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}"
+    return unit, ""
+
+
+def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | None, str]:
+    """The location a fleet moving to `dest` ends up on, or None and why it cannot get there."""
+    dest_prov = province_of(dest)
+    if dest_prov not in game_map.provinces:
+        return None, f"{dest_prov} is not a province"
+    reachable = game_map.fleet_coasts_to(unit.location, dest_prov)
+    if dest != dest_prov:  # a coast was named
+        if dest in reachable:
+            return dest, ""
+        if not game_map.provinces[dest_prov].coasts and dest_prov in reachable:
+            return dest_prov, ""  # a coast named on a province that has only one
+        return None, f"no fleet can reach {dest} from {unit.location}"
+    if len(reachable) == 1:
+        return reachable[0], ""
+    if len(reachable) > 1:
+        return None, f"name the coast of {dest_prov} the fleet should move to"
+    return None, f"no fleet can reach {dest_prov} from {unit.location}"
+
+
+class Movement:
+    """One movement phase being resolved."""
+
+    def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
+        self.variant = variant
+        self.map = variant.map
+        self.state = state
+        self.units = state.units
+        self.results: list[OrderResult | None] = [None] * len(orders)
+        self.orders = list(orders)
+        # province -> index in self.orders of the order the unit there carries out
+        self.order_of: dict[str, int] = {}
+        self._assign()
+        self._validate()
+        self._index()
+
+    # ----------------------------------------------------------------- validation
+    def _void(self, i: int, reason: str) -> None:
+        self.results[i] = OrderResult(self.orders[i], Result.VOID, reason)
+        prov = self.orders[i].province
+        if self.order_of.get(prov) == i:
+            del self.order_of[prov]
+
+    def _assign(self) -> None:
+        for i, order in enumerate(self.orders):
+            if not isinstance(order, (Hold, Move, SupportHold, SupportMove, Convoy)):
+                self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
+                continue
+            unit, why = unit_for(self.state, order)
+            if unit is None:
+                self._void(i, why)
+                continue
+            earlier = self.order_of.get(unit.province)
+            if earlier is not None:
+                self._void(earlier, "replaced by a later order for the same unit")
+            self.order_of[unit.province] = i
+
+    def _validate(self) -> None:
+        game_map, units = self.map, self.units
+        blocked = self.variant.rules.blocked_moves(self.variant, self.state)
+        self.dest_loc: dict[int, str] = {}  # move index -> location it moves to
+        self.convoyed: set[int] = set()  # moves that go by convoy
+        # Convoy orders first, shallowly, so that moves know which fleets offer to carry them.
+        offers: dict[tuple[str, str], list[str]] = {}
+        for prov, i in list(self.order_of.items()):
+            order = self.orders[i]
+            if isinstance(order, Convoy):
+                why = self._check_convoy_shape(units[prov], order)
+                if why:
+                    self._void(i, why)
+                else:
+                    offers.setdefault((order.target, order.dest), []).append(prov)
+        self.offers = offers
+        for prov, i in list(self.order_of.items()):
+            order = self.orders[i]
+            if isinstance(order, Move):
+                why = self._check_move(i, units[prov], order, blocked)
+                if why:
+                    self._void(i, why)
+        for prov, i in list(self.order_of.items()):
+            order = self.orders[i]
+            if isinstance(order, Convoy):
+                j = self.order_of.get(order.target)
+                if j is None or j not in self.convoyed or province_of(self.dest_loc[j]) != order.dest:
+                    self._void(i, f"the army in {order.target} is not moving to {order.dest} by convoy")
+            elif isinstance(order, (SupportHold, SupportMove)):
+                why = self._check_support(units[prov], order)
+                if why:
+                    self._void(i, why)
+
+    def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
+        if fleet.type is not UnitType.FLEET:
+            return "only fleets convoy"
+        if self.map.provinces[fleet.province].terrain is not Terrain.SEA:
+            return f"a fleet in {fleet.province} cannot convoy: it is not at sea"
+        army = self.units.get(order.target)
+        if army is None or army.type is not UnitType.ARMY:
+            return f"there is no army in {order.target} to convoy"
+        return ""
+
+    def _check_move(self, i: int, unit: Unit, order: Move, blocked: frozenset) -> str:
+        game_map = self.map
+        src = unit.province
+        dest_prov = province_of(order.dest)
+        if dest_prov not in game_map.provinces:
+            return f"{dest_prov} is not a province"
+        if dest_prov == src:
+            return "a unit cannot move to the province it is in"
+        if (src, dest_prov) in blocked:
+            return f"the way from {src} to {dest_prov} is blocked"
+        if unit.type is UnitType.FLEET:
+            loc, why = fleet_destination(game_map, unit, order.dest)
+            if loc is None:
+                return why
+            self.dest_loc[i] = loc
+            return ""
+        self.dest_loc[i] = dest_prov
+        adjacent = dest_prov in game_map.army.get(src, ())
+        fleets = self.offers.get((src, dest_prov), ())
+        if adjacent and not order.via_convoy:
+            # DATC 4.A.3: an army goes by convoy between adjacent provinces only when its own
+            # power shows that intent by convoying it.
+            if not any(self.units[f].power == unit.power for f in fleets):
+                return ""
+        if fleets and game_map.sea_path_exists(src, dest_prov, set(fleets)):
+            self.convoyed.add(i)
+            return ""
+        if adjacent:
+            return ""  # asked for a convoy that is not there: it goes over land
+        if game_map.provinces[dest_prov].terrain is Terrain.SEA or unit.province not in game_map.army:
+            return f"no army can reach {dest_prov} from {src}"
+        return f"no army can reach {dest_prov} from {src} without a convoy, and no convoy is ordered"
+
+    def _reaches(self, unit: Unit, prov: str) -> bool:
+        if unit.type is UnitType.ARMY:
+            return prov in self.map.army.get(unit.province, ())
+        return prov in self.map.fleet_provinces.get(unit.location, ())
+
+    def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:
+        target = self.units.get(order.target)
+        if target is None:
+            return f"there is no unit in {order.target} to support"
+        if order.target == unit.province:
+            return "a unit cannot support itself"
+        j = self.order_of.get(order.target)
+        moving = j is not None and isinstance(self.orders[j], Move)
+        if isinstance(order, SupportHold):
+            if moving:
+                return f"the unit in {order.target} is moving, not holding"
+            if not self._reaches(unit, order.target):
+                return f"{unit} cannot reach {order.target}, so it cannot support a unit there"
+            return ""
+        if not moving or province_of(self.dest_loc[j]) != order.dest:  # type: ignore[index]
+            return f"the unit in {order.target} is not moving to {order.dest}"
+        if order.dest == unit.province:
+            return "a unit cannot support a move into its own province"
+        if not self._reaches(unit, order.dest):
+            return f"{unit} cannot reach {order.dest}, so it cannot support a move there"
+        return ""
+
+    # ----------------------------------------------------------------- indexes
+    def _index(self) -> None:
+        orders, units = self.orders, self.units
+        self.move_from: dict[str, int] = {}  # province -> its unit's valid move
+        self.moves_to: dict[str, list[int]] = {}  # province -> valid moves into it
+        self.src: dict[int, str] = {}
+        self.dst: dict[int, str] = {}
+        self.power: dict[int, str] = {}
+        self.move_supports: dict[int, list[int]] = {}
+        self.hold_supports: dict[str, list[int]] = {}
+        self.supports: list[int] = []
+        self.convoys: list[int] = []
+        for prov, i in self.order_of.items():
+            order = orders[i]
+            self.power[i] = units[prov].power
+            if isinstance(order, Move):
+                dest = province_of(self.dest_loc[i])
+                self.move_from[prov] = i
+                self.moves_to.setdefault(dest, []).append(i)
+                self.src[i] = prov
+                self.dst[i] = dest
+                self.move_supports[i] = []
+            elif isinstance(order, Convoy):
+                self.convoys.append(i)
+        for prov, i in self.order_of.items():
+            order = orders[i]
+            if isinstance(order, SupportMove):
+                self.move_supports[self.move_from[order.target]].append(i)
+                self.supports.append(i)
+            elif isinstance(order, SupportHold):
+                self.hold_supports.setdefault(order.target, []).append(i)
+                self.supports.append(i)
+        # Head-to-head opponents: two land moves that swap places.
+        self.opponent: dict[int, int] = {}
+        for i, src in self.src.items():
+            j = self.move_from.get(self.dst[i])
+            if j is not None and self.dst[j] == src and i not in self.convoyed and j not in self.convoyed:
+                self.opponent[i] = j
+        # Convoying fleets of each convoyed move.
+        self.fleets_of: dict[int, set[str]] = {}
+        for i in self.convoyed:
+            self.fleets_of[i] = set(self.offers.get((self.src[i], self.dst[i]), ()))
+        self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
+
+    # ----------------------------------------------------------------- resolution
+    def resolve_all(self) -> None:
+        self.state_of: dict[int, int] = {}
+        self.outcome: dict[int, bool] = {}
+        self.deps: list[int] = []
+        self.paradox: set[int] = set()  # convoyed moves failed by the Szykman rule
+        for i in self.src:
+            self.resolve(i)
+        for i in self.supports:
+            self.resolve(i)
+        for i in self.convoys:
+            self.resolve(i)
+
+    def resolve(self, i: int) -> bool:
+        st = self.state_of.get(i, UNRESOLVED)
+        if st == RESOLVED:
+            return self.outcome[i]
+        deps = self.deps
+        if st == GUESSING:
+            if i not in deps:
+                deps.append(i)
+            return self.outcome[i]
+        mark = len(deps)
+        self.outcome[i] = FAILS
+        self.state_of[i] = GUESSING
+        first = self.decide(i)
+        if len(deps) == mark:
+            # Nothing depended on the guess.
+            if self.state_of[i] != RESOLVED:
+                self.outcome[i] = first
+                self.state_of[i] = RESOLVED
+            return first
+        if deps[mark] != i:
+            # Part of a cycle that started further up: keep the guessed result for now.
+            deps.append(i)
+            self.outcome[i] = first
+            return first
+        # i started the cycle: try the other guess.
+        for d in deps[mark:]:
+            self.state_of[d] = UNRESOLVED
+        del deps[mark:]
+        self.outcome[i] = SUCCEEDS
+        self.state_of[i] = GUESSING
+        second = self.decide(i)
+        if first == second:
+            # Both guesses agree: the result holds.
+            for d in deps[mark:]:
+                self.state_of[d] = UNRESOLVED
+            del deps[mark:]
+            self.outcome[i] = first
+            self.state_of[i] = RESOLVED
+            return first
+        self._backup_rule(mark)
+        return self.resolve(i)
+
+    def _backup_rule(self, mark: int) -> None:
+        """A cycle with two consistent outcomes or none: a convoy paradox or circular movement."""
+        cycle = self.deps[mark:]
+        del self.deps[mark:]
+        paradox_moves = {i for i in cycle if i in self.convoyed}
+        for i in cycle:
+            fleet_prov = self.orders[i].province
+            if i in self.convoy_of_fleet.values():
+                for m, fleets in self.fleets_of.items():
+                    if fleet_prov in fleets:
+                        paradox_moves.add(m)
+        if paradox_moves:
+            # Szykman rule: the convoyed armies in the paradox hold; everything else is re-decided.
+            for i in cycle:
+                self.state_of[i] = UNRESOLVED
+            for m in paradox_moves:
+                self.paradox.add(m)
+                self.outcome[m] = FAILS
+                self.state_of[m] = RESOLVED
+        else:
+            # Circular movement: every move in the circle succeeds.
+            for i in cycle:
+                if i in self.src:
+                    self.outcome[i] = SUCCEEDS
+                    self.state_of[i] = RESOLVED
+                else:
+                    self.state_of[i] = UNRESOLVED
+
+    def decide(self, i: int) -> bool:
+        if i in self.src:
+            return self._decide_move(i)
+        if i in self.convoy_of_fleet.values():
+            return not self.dislodged_by_move(self.orders[i].province)
+        return self._decide_support(i)
+
+    def path(self, i: int) -> bool:
+        """Does the convoyed move i still have a chain of undislodged convoying fleets?"""
+        if i in self.paradox:
+            return False
+        fleets = {f for f in self.fleets_of[i] if self.resolve(self.convoy_of_fleet[f])}
+        return bool(fleets) and self.map.sea_path_exists(self.src[i], self.dst[i], fleets)
+
+    def dislodged_by_move(self, prov: str) -> bool:
+        for j in self.moves_to.get(prov, ()):
+            if self.resolve(j):
+                return True
+        return False
+
+    def _support_count(self, supports: list[int], exclude_power: str | None = None) -> int:
+        n = 0
+        for s in supports:
+            if exclude_power is not None and self.power[s] == exclude_power:
+                continue
+            if self.resolve(s):
+                n += 1
+        return n
+
+    def attack_strength(self, i: int) -> int:
+        if i in self.convoyed and not self.path(i):
+            return 0
+        dest = self.dst[i]
+        defender = self.units.get(dest)
+        if defender is not None:
+            j = self.move_from.get(dest)
+            if j is None or self.opponent.get(i) == j or not self.resolve(j):
+                if defender.power == self.power[i]:
+                    return 0
+                return 1 + self._support_count(self.move_supports[i], defender.power)
+        return 1 + self._support_count(self.move_supports[i])
+
+    def hold_strength(self, prov: str) -> int:
+        if prov not in self.units:
+            return 0
+        j = self.move_from.get(prov)
+        if j is not None:
+            return 0 if self.resolve(j) else 1
+        return 1 + self._support_count(self.hold_supports.get(prov, ()))  # type: ignore[arg-type]
+
+    def prevent_strength(self, j: int) -> int:
+        if j in self.convoyed and not self.path(j):
+            return 0
+        k = self.opponent.get(j)
+        if k is not None and self.resolve(k):
+            return 0
+        return 1 + self._support_count(self.move_supports[j])
+
+    def _decide_move(self, i: int) -> bool:
+        attack = self.attack_strength(i)
+        if attack == 0:
+            return FAILS
+        k = self.opponent.get(i)
+        if k is not None:
+            if attack <= 1 + self._support_count(self.move_supports[k]):
+                return FAILS
+        elif attack <= self.hold_strength(self.dst[i]):
+            return FAILS
+        for j in self.moves_to[self.dst[i]]:
+            if j != i and attack <= self.prevent_strength(j):
+                return FAILS
+        return SUCCEEDS
+
+    def _decide_support(self, i: int) -> bool:
+        order = self.orders[i]
+        prov = order.province
+        power = self.power[i]
+        supported_dest = order.dest if isinstance(order, SupportMove) else None
+        for j in self.moves_to.get(prov, ()):
+            if self.power[j] == power:
+                continue
+            if self.src[j] == supported_dest:
+                # The unit attacked by the supported move cannot cut the support, only dislodge it.
+                if self.resolve(j):
+                    return FAILS
+                continue
+            if j not in self.convoyed or self.path(j):
+                return FAILS
+        return SUCCEEDS
+
+    # ----------------------------------------------------------------- results
+    def outcome_report(self) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged]]:
+        self.resolve_all()
+        orders, units, outcome = self.orders, self.units, self.outcome
+        results = self.results
+        for i, order in enumerate(orders):
+            if results[i] is not None:
+                continue
+            if i in self.src:
+                if outcome[i]:
+                    results[i] = OrderResult(order, Result.SUCCEEDS)
+                else:
+                    results[i] = OrderResult(order, Result.FAILS, self._move_failure(i))
+            elif i in self.convoy_of_fleet.values():
+                results[i] = (
+                    OrderResult(order, Result.SUCCEEDS)
+                    if outcome[i]
+                    else OrderResult(order, Result.FAILS, "the convoying fleet was dislodged")
+                )
+            elif isinstance(order, (SupportHold, SupportMove)):
+                results[i] = (
+                    OrderResult(order, Result.SUCCEEDS)
+                    if outcome[i]
+                    else OrderResult(order, Result.CUT, self._support_failure(i))
+                )
+            else:  # a hold
+                results[i] = OrderResult(order, Result.SUCCEEDS)
+        after: dict[str, Unit] = {}
+        dislodged: dict[str, Dislodged] = {}
+        arrivals: dict[str, int] = {}
+        for i in self.src:
+            if outcome[i]:
+                arrivals[self.dst[i]] = i
+        for prov, unit in units.items():
+            i = self.move_from.get(prov)
+            if i is not None and outcome[i]:
+                after[self.dst[i]] = Unit(unit.power, unit.type, self.dest_loc[i])
+        for prov, unit in units.items():
+            i = self.move_from.get(prov)
+            if i is not None and outcome[i]:
+                continue
+            attacker = arrivals.get(prov)
+            if attacker is None:
+                after[prov] = unit
+            else:
+                dislodged[prov] = Dislodged(unit, None if attacker in self.convoyed else self.src[attacker], ())
+                j = self.order_of.get(prov)
+                if j is not None and results[j] is not None and results[j].result is Result.SUCCEEDS:
+                    if not isinstance(orders[j], (SupportHold, SupportMove)):
+                        results[j] = OrderResult(orders[j], Result.FAILS, "the unit was dislodged")
+        return [r for r in results if r is not None], after, dislodged
+
+    def contested(self, after: dict[str, Unit]) -> frozenset[str]:
+        """Empty provinces where a standoff happened: no retreat may go there."""
+        out = set()
+        for prov, moves in self.moves_to.items():
+            if prov in after:
+                continue
+            if any(not (i in self.convoyed and not self.path(i)) for i in moves):
+                out.add(prov)
+        return frozenset(out)
+
+    def _move_failure(self, i: int) -> str:
+        if i in self.paradox:
+            return "the convoy was caught in a paradox (Szykman rule): the army holds"
+        if i in self.convoyed and not self.path(i):
+            return "the convoy was disrupted"
+        if i in self.opponent:
+            return f"lost the head-to-head battle with the unit in {self.dst[i]}"
+        return f"bounced in {self.dst[i]}"
+
+    def _support_failure(self, i: int) -> str:
+        prov = self.orders[i].province
+        if self.dislodged_by_move(prov):
+            return "the supporting unit was dislodged"
+        attackers = [self.src[j] for j in self.moves_to.get(prov, ()) if self.power[j] != self.power[i]]
+        return f"cut by the attack from {', '.join(sorted(attackers))}"
+
+
+def resolve_movement(
+    variant: Variant, state: GameState, orders: Sequence[Order]
+) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
+    """Resolve a movement phase: results, units after, dislodged units (without retreats yet) and
+    the provinces left empty by a standoff."""
+    movement = Movement(variant, state, orders)
+    results, after, dislodged = movement.outcome_report()
+    return results, after, dislodged, movement.contested(after)
