@@ -82,6 +82,8 @@ def resolve_adjustments(
 
 def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sites: set[str], order: Build) -> str:
     prov = order.province
+    if prov not in variant.map.provinces:
+        return f"{prov} is not a province"
     if order.unit_type is None:
         return "say whether to build an army or a fleet"
     if prov not in sites:

@@ -68,18 +68,35 @@ class GameMap:
         return [loc for loc in self.fleet_locations(province) if loc in dests]
 
     def sea_path_exists(self, start: str, end: str, fleets: set[str]) -> bool:
-        """Is there a chain of sea provinces in `fleets` leading an army from start to end?"""
+        """Is there a chain of provinces in `fleets` leading an army from start to end?"""
+        return bool(self.convoy_route_fleets(start, end, fleets))
+
+    def convoy_route_fleets(self, start: str, end: str, fleets: set[str]) -> set[str]:
+        """The provinces of `fleets` that lie on some chain carrying an army from start to end."""
         neighbours = self.sea_neighbours
-        seen = set()
+        seen: set[str] = set()
         queue = deque(p for p in neighbours.get(start, ()) if p in fleets)
         seen.update(queue)
+        reaches_end = False
         while queue:
             here = queue.popleft()
             reach = neighbours[here]
             if end in reach:
-                return True
+                reaches_end = True
             for nxt in reach:
                 if nxt in fleets and nxt not in seen:
                     seen.add(nxt)
                     queue.append(nxt)
-        return False
+        if not reaches_end:
+            return set()
+        # Keep the fleets that can also be reached from the far end.
+        back: set[str] = set()
+        queue = deque(p for p in neighbours.get(end, ()) if p in seen)
+        back.update(queue)
+        while queue:
+            here = queue.popleft()
+            for nxt in neighbours[here]:
+                if nxt in seen and nxt not in back:
+                    back.add(nxt)
+                    queue.append(nxt)
+        return back

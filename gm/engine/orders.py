@@ -53,7 +53,7 @@ class SupportHold(Order):
 @dataclass(frozen=True, slots=True)
 class SupportMove(Order):
     target: str  # province the supported unit moves from
-    dest: str  # province it moves to (a support never names a coast that matters)
+    dest: str  # province it moves to, with a coast only when the player named one
     target_type: UnitType | None = None
 
     def __str__(self) -> str:

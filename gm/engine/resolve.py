@@ -16,6 +16,7 @@ from gm.engine.variant import Variant
 # Resolution of one decision (a move, a support or a convoy).
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 FAILS, SUCCEEDS = False, True
+NO_CONVOY = "without a convoy, and no convoy is ordered"
 
 
 def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
@@ -62,16 +63,22 @@ class Movement:
         self.orders = list(orders)
         # province -> index in self.orders of the order the unit there carries out
         self.order_of: dict[str, int] = {}
+        # province -> the order given to the unit there, void or not (supports match what was ordered)
+        self.given: dict[str, Order] = {}
         self._assign()
         self._validate()
         self._index()
 
     # ----------------------------------------------------------------- validation
-    def _void(self, i: int, reason: str) -> None:
+    def _void(self, i: int, reason: str, still_given: bool = False) -> None:
+        """Void order i: its unit holds. Unless `still_given`, supports treat it as never given
+        (an order impossible on the map counts as a hold, DATC 6.D.28)."""
         self.results[i] = OrderResult(self.orders[i], Result.VOID, reason)
         prov = self.orders[i].province
         if self.order_of.get(prov) == i:
             del self.order_of[prov]
+            if not still_given:
+                self.given.pop(prov, None)
 
     def _assign(self) -> None:
         for i, order in enumerate(self.orders):
@@ -86,12 +93,15 @@ class Movement:
             if earlier is not None:
                 self._void(earlier, "replaced by a later order for the same unit")
             self.order_of[unit.province] = i
+            self.given[unit.province] = order
 
     def _validate(self) -> None:
         game_map, units = self.map, self.units
         blocked = self.variant.rules.blocked_moves(self.variant, self.state)
         self.dest_loc: dict[int, str] = {}  # move index -> location it moves to
         self.convoyed: set[int] = set()  # moves that go by convoy
+        self.route: dict[int, set[str]] = {}  # convoyed move -> fleets on a possible route
+        self.sea_fleets: set[str] | None = None  # computed when first needed
         # Convoy orders first, shallowly, so that moves know which fleets offer to carry them.
         offers: dict[tuple[str, str], list[str]] = {}
         for prov, i in list(self.order_of.items()):
@@ -108,7 +118,9 @@ class Movement:
             if isinstance(order, Move):
                 why = self._check_move(i, units[prov], order, blocked)
                 if why:
-                    self._void(i, why)
+                    # An army that needs a convoy nobody gives is still a unit ordered to move:
+                    # it cannot be supported to hold (DATC 6.D.8, 6.D.32).
+                    self._void(i, why, still_given=why.endswith(NO_CONVOY))
         for prov, i in list(self.order_of.items()):
             order = self.orders[i]
             if isinstance(order, Convoy):
@@ -128,6 +140,9 @@ class Movement:
         army = self.units.get(order.target)
         if army is None or army.type is not UnitType.ARMY:
             return f"there is no army in {order.target} to convoy"
+        if order.dest not in self.map.provinces or fleet.province not in self._possible_route(order.target, order.dest):
+            # An impossible convoy shows no intent to convoy (DATC 6.G.7).
+            return f"{fleet} cannot be part of any convoy route from {order.target} to {order.dest}"
         return ""
 
     def _check_move(self, i: int, unit: Unit, order: Move, blocked: frozenset) -> str:
@@ -148,20 +163,34 @@ class Movement:
             return ""
         self.dest_loc[i] = dest_prov
         adjacent = dest_prov in game_map.army.get(src, ())
-        fleets = self.offers.get((src, dest_prov), ())
-        if adjacent and not order.via_convoy:
-            # DATC 4.A.3: an army goes by convoy between adjacent provinces only when its own
-            # power shows that intent by convoying it.
-            if not any(self.units[f].power == unit.power for f in fleets):
-                return ""
-        if fleets and game_map.sea_path_exists(src, dest_prov, set(fleets)):
-            self.convoyed.add(i)
-            return ""
+        offers = self.offers.get((src, dest_prov), ())
+        route = game_map.convoy_route_fleets(src, dest_prov, set(offers)) if offers else set()
         if adjacent:
-            return ""  # asked for a convoy that is not there: it goes over land
-        if game_map.provinces[dest_prov].terrain is Terrain.SEA or unit.province not in game_map.army:
+            # DATC 4.A.3: between adjacent provinces an army goes by convoy only when its power
+            # says so, with "via convoy" or a convoy order of its own (DATC 6.G.6).
+            own = order.via_convoy or any(self.units[f].power == unit.power for f in offers)
+            if own and route:
+                self.convoyed.add(i)
+                self.route[i] = route
+            return ""
+        if route:
+            self.convoyed.add(i)
+            self.route[i] = route
+            return ""
+        if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in game_map.army:
             return f"no army can reach {dest_prov} from {src}"
-        return f"no army can reach {dest_prov} from {src} without a convoy, and no convoy is ordered"
+        if self._possible_route(src, dest_prov):
+            return f"no army can reach {dest_prov} from {src} {NO_CONVOY}"
+        # Not even the fleets now at sea could carry it: an impossible order, a hold (DATC 6.D.32).
+        return f"no army can reach {dest_prov} from {src}: no fleets stand where they could convoy it"
+
+    def _possible_route(self, src: str, dest: str) -> set[str]:
+        """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
+        if self.sea_fleets is None:
+            self.sea_fleets = {
+                p for p, u in self.units.items() if u.type is UnitType.FLEET and self.map.is_sea(p)
+            }
+        return self.map.convoy_route_fleets(src, dest, self.sea_fleets)
 
     def _reaches(self, unit: Unit, prov: str) -> bool:
         if unit.type is UnitType.ARMY:
@@ -175,18 +204,20 @@ class Movement:
         if order.target == unit.province:
             return "a unit cannot support itself"
         j = self.order_of.get(order.target)
-        moving = j is not None and isinstance(self.orders[j], Move)
+        moving = isinstance(self.given.get(order.target), Move)
         if isinstance(order, SupportHold):
             if moving:
                 return f"the unit in {order.target} is moving, not holding"
             if not self._reaches(unit, order.target):
                 return f"{unit} cannot reach {order.target}, so it cannot support a unit there"
             return ""
-        if not moving or province_of(self.dest_loc[j]) != order.dest:  # type: ignore[index]
+        if j is None or not moving or province_of(self.dest_loc[j]) != province_of(order.dest):
             return f"the unit in {order.target} is not moving to {order.dest}"
-        if order.dest == unit.province:
+        if order.dest != province_of(order.dest) and self.dest_loc[j] != order.dest:
+            return f"the unit in {order.target} is moving to {self.dest_loc[j]}, not {order.dest}"
+        if province_of(order.dest) == unit.province:
             return "a unit cannot support a move into its own province"
-        if not self._reaches(unit, order.dest):
+        if not self._reaches(unit, province_of(order.dest)):
             return f"{unit} cannot reach {order.dest}, so it cannot support a move there"
         return ""
 
@@ -228,11 +259,9 @@ class Movement:
             j = self.move_from.get(self.dst[i])
             if j is not None and self.dst[j] == src and i not in self.convoyed and j not in self.convoyed:
                 self.opponent[i] = j
-        # Convoying fleets of each convoyed move.
-        self.fleets_of: dict[int, set[str]] = {}
-        for i in self.convoyed:
-            self.fleets_of[i] = set(self.offers.get((self.src[i], self.dst[i]), ()))
+        self.fleets_of = self.route  # convoyed move -> the fleets that can carry it
         self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
+        self.convoy_set = set(self.convoys)
 
     # ----------------------------------------------------------------- resolution
     def resolve_all(self) -> None:
@@ -293,13 +322,10 @@ class Movement:
         """A cycle with two consistent outcomes or none: a convoy paradox or circular movement."""
         cycle = self.deps[mark:]
         del self.deps[mark:]
-        paradox_moves = {i for i in cycle if i in self.convoyed}
-        for i in cycle:
-            fleet_prov = self.orders[i].province
-            if i in self.convoy_of_fleet.values():
-                for m, fleets in self.fleets_of.items():
-                    if fleet_prov in fleets:
-                        paradox_moves.add(m)
+        # A paradox needs a convoy order in the cycle; a circle of moves that merely includes a
+        # convoyed army is circular movement (DATC 6.C.4).
+        fleets_in_cycle = {self.orders[i].province for i in cycle if i in self.convoy_set}
+        paradox_moves = {m for m, fleets in self.fleets_of.items() if fleets & fleets_in_cycle}
         if paradox_moves:
             # Szykman rule: the convoyed armies in the paradox hold; everything else is re-decided.
             for i in cycle:
@@ -320,7 +346,7 @@ class Movement:
     def decide(self, i: int) -> bool:
         if i in self.src:
             return self._decide_move(i)
-        if i in self.convoy_of_fleet.values():
+        if i in self.convoy_set:
             return not self.dislodged_by_move(self.orders[i].province)
         return self._decide_support(i)
 
@@ -394,7 +420,7 @@ class Movement:
         order = self.orders[i]
         prov = order.province
         power = self.power[i]
-        supported_dest = order.dest if isinstance(order, SupportMove) else None
+        supported_dest = province_of(order.dest) if isinstance(order, SupportMove) else None
         for j in self.moves_to.get(prov, ()):
             if self.power[j] == power:
                 continue
@@ -420,7 +446,7 @@ class Movement:
                     results[i] = OrderResult(order, Result.SUCCEEDS)
                 else:
                     results[i] = OrderResult(order, Result.FAILS, self._move_failure(i))
-            elif i in self.convoy_of_fleet.values():
+            elif i in self.convoy_set:
                 results[i] = (
                     OrderResult(order, Result.SUCCEEDS)
                     if outcome[i]
@@ -465,7 +491,9 @@ class Movement:
         for prov, moves in self.moves_to.items():
             if prov in after:
                 continue
-            if any(not (i in self.convoyed and not self.path(i)) for i in moves):
+            # A unit that lost a head-to-head battle makes no standoff (DATC 6.H.9); nor does an
+            # army whose convoy failed.
+            if any(self.prevent_strength(i) > 0 for i in moves):
                 out.add(prov)
         return frozenset(out)
 

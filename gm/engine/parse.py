@@ -1,0 +1,571 @@
+"""Order text -> typed Order values. The only place where players' words become orders.
+
+The parser understands the order language players really type (see tests/engine/test_parse.py)
+and never raises: text it cannot understand comes back as a ParsedOrder with a precise error.
+It does not judge legality (adjacency, whether a unit is there, ...): check_order does that.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+
+from gm.engine.model import GameState, PhaseKind, UnitType
+from gm.engine.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    waive,
+)
+from gm.engine.variant import Variant
+
+
+@dataclass(frozen=True)
+class ParsedOrder:
+    text: str  # the line as given
+    order: Order | None  # None when rejected
+    error: str | None  # precise human reason when rejected
+
+    @property
+    def ok(self) -> bool:
+        return self.order is not None
+
+
+# --- words ---------------------------------------------------------------------------------------
+
+TYPES = {"a": UnitType.ARMY, "army": UnitType.ARMY, "f": UnitType.FLEET, "fleet": UnitType.FLEET}
+HOLD = frozenset({"h", "hold", "holds", "stand", "stands"})
+MOVE = frozenset({"-", "to", "m", "mv", "move", "moves", "moving"})
+SUPPORT = frozenset({"s", "sup", "supp", "support", "supports", "supporting"})
+CONVOY = frozenset({"c", "convoy", "convoys", "convoying"})
+VIA = frozenset({"via", "by"})
+VIA_CONVOY = frozenset({"c", "convoy", "conv"})
+RETREAT = frozenset({"r", "retreat", "retreats"})
+DISBAND = frozenset({"d", "disband", "disbands"})
+REMOVE = frozenset({"remove", "removes"})
+BUILD = frozenset({"b", "build", "builds"})
+WAIVE = frozenset({"w", "waive", "waives"})
+KEYWORDS = HOLD | MOVE | SUPPORT | CONVOY | VIA | RETREAT | DISBAND | REMOVE | BUILD | WAIVE
+# Long keywords a misspelt word may be suggested as.
+SUGGEST = sorted(k for k in KEYWORDS | set(TYPES) if len(k) >= 4)
+DIRECTIONS = {"n": "N", "north": "N", "s": "S", "south": "S", "e": "E", "east": "E",
+              "w": "W", "west": "W"}
+DIRECTION_NAMES = {"N": "north", "S": "south", "E": "east", "W": "west"}
+FUZZY_CUTOFF = 0.8  # difflib ratio a misspelling must reach
+FUZZY_TIE = 0.04  # candidates this close to the best are all taken as meant
+
+# Phase in which each kind of order is accepted, for the wrong-phase message.
+WHEN = {
+    "hold": "a movement phase",
+    "support": "a movement phase",
+    "convoy": "a movement phase",
+    "move": "a movement or retreat phase",
+    "retreat": "a retreat phase",
+    "disband": "a retreat or adjustment phase",
+    "remove": "a retreat or adjustment phase",
+    "build": "an adjustment phase",
+    "waive": "an adjustment phase",
+}
+ACCEPTS = {
+    PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
+    PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
+    PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    text: str  # as written
+    key: str  # folded: lower case; any run of dashes and arrows is '-'
+
+    @property
+    def is_word(self) -> bool:
+        return self.key[0].isalnum()
+
+
+_ARROWS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2192\u21d2>="})
+_TOKEN = re.compile(r"[^\W_]+|-+|[/()]")
+
+
+def _tokens(text: str) -> list[_Tok]:
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    text = re.sub(r"['\u2019`]", "", text.translate(_ARROWS))
+    return [_Tok(m[0], "-" if m[0][0] == "-" else m[0].casefold()) for m in _TOKEN.finditer(text)]
+
+
+def _norm(text: str) -> str:
+    """A name as a lookup key: 'Mid-Atlantic Ocean' -> 'mid atlantic ocean'."""
+    return " ".join(t.key for t in _tokens(text) if t.is_word)
+
+
+def _render(toks: list[_Tok]) -> str:
+    text = " ".join(t.text for t in toks)
+    return re.sub(r"\s*/\s*", "/", re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", text)))
+
+
+def _one_of(names: list[str]) -> str:
+    names = sorted(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+# --- name tables ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Tables:
+    abbrs: dict[str, frozenset[str]]  # folded abbreviation -> provinces
+    names: dict[str, frozenset[str]]  # folded name or alias -> provinces
+    compact: dict[str, frozenset[str]]  # the same without spaces: 'stpetersburg'
+    loose: tuple[tuple[str, str], ...]  # (key, province) for prefix and misspelling matches
+    max_words: int
+    coast_codes: dict[str, str]  # 'nc' -> 'NC', every coast code of the map
+    display: dict[str, str]  # province -> name
+    powers: dict[str, str]  # folded name, adjective or alias -> power
+    power_loose: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class _VariantKey:
+    """Hashes as the variant's name; equal only to a key for the same Variant object."""
+
+    variant: Variant = field(compare=False)
+
+    def __hash__(self) -> int:
+        return hash(self.variant.name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _VariantKey) and other.variant is self.variant
+
+
+def _tables(variant: Variant) -> _Tables:
+    return _build_tables(_VariantKey(variant))
+
+
+def _add(table: dict[str, set[str]], key: str, value: str) -> None:
+    if key:
+        table.setdefault(key, set()).add(value)
+
+
+@cache
+def _build_tables(key: _VariantKey) -> _Tables:
+    variant = key.variant
+    abbrs: dict[str, set[str]] = {}
+    names: dict[str, set[str]] = {}
+    compact: dict[str, set[str]] = {}
+    loose: set[tuple[str, str]] = set()
+    codes: dict[str, str] = {}
+    for p in variant.map.provinces.values():
+        _add(abbrs, _norm(p.abbr), p.abbr)
+        for text in (p.name, *p.aliases):
+            k = _norm(text)
+            _add(names, k, p.abbr)
+            if len(k) >= 4:
+                loose.add((k, p.abbr))
+        for text in (p.abbr, p.name, *p.aliases):
+            _add(compact, _norm(text).replace(" ", ""), p.abbr)
+        codes.update({c.casefold(): c for c in p.coasts})
+    powers: dict[str, set[str]] = {}
+    power_loose: set[tuple[str, str]] = set()
+    for pw in variant.powers.values():
+        for text in (pw.name, pw.adjective, *pw.aliases):
+            k = _norm(text)
+            _add(powers, k, pw.name)
+            _add(powers, k.replace(" ", ""), pw.name)
+            if len(k) >= 3:
+                power_loose.add((k, pw.name))
+    every = [*abbrs, *names]
+    return _Tables(
+        abbrs=_frozen(abbrs),
+        names=_frozen(names),
+        compact=_frozen(compact),
+        loose=tuple(sorted(loose)),
+        max_words=max((k.count(" ") + 1 for k in every), default=1),
+        coast_codes=codes,
+        display={p.abbr: p.name for p in variant.map.provinces.values()},
+        powers={k: next(iter(v)) for k, v in powers.items() if len(v) == 1},
+        power_loose=tuple(sorted(power_loose)),
+    )
+
+
+def _frozen(table: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def _loose_match(key: str, pairs: tuple[tuple[str, str], ...]) -> set[str]:
+    """What `key` may abbreviate or misspell: a unique prefix first, else close spellings."""
+    if len(key) >= 2:
+        starts = {v for k, v in pairs if k.startswith(key)}
+        if starts and (len(key) >= 3 or len(starts) > 1):
+            return starts
+    if len(key) < 4:
+        return set()
+    scores = [(difflib.SequenceMatcher(None, key, k).ratio(), v) for k, v in pairs]
+    best = max((s for s, _ in scores), default=0.0)
+    if best < FUZZY_CUTOFF:
+        return set()
+    return {v for s, v in scores if s >= best - FUZZY_TIE}
+
+
+def resolve_power(variant: Variant, text: str) -> str | None:
+    """'england', 'ENGLAND', 'English', an alias or a clear misspelling -> 'England'."""
+    t = _tables(variant)
+    key = _norm(text)
+    hit = t.powers.get(key) or t.powers.get(key.replace(" ", ""))
+    if hit or not key:
+        return hit
+    found = _loose_match(key, t.power_loose)
+    return found.pop() if len(found) == 1 else None
+
+
+def resolve_location(variant: Variant, text: str) -> str | None:
+    """'St Petersburg south coast', 'stp(sc)', 'stp/sc' -> 'STP/SC'; 'Spain' -> 'SPA'."""
+    return lookup_location(variant, text)[0]
+
+
+def lookup_location(variant: Variant, text: str) -> tuple[str | None, str | None]:
+    """(location, None) or (None, why not): resolve_location with the reason for a failure."""
+    p = _Parser(variant, text)
+    try:
+        loc = p.location("province")
+        p.finish()
+    except _Fail as fail:
+        return None, str(fail)
+    return loc, None
+
+
+def split_power_prefix(variant: Variant, line: str) -> tuple[str | None, str]:
+    """'England: F North Sea - Picardy' -> ('England', 'F North Sea - Picardy').
+
+    Returns (None, line) when the line has no 'Power:' prefix naming a known power.
+    """
+    head, colon, rest = line.partition(":")
+    power = resolve_power(variant, head) if colon and head.strip() else None
+    return (power, rest.strip()) if power else (None, line.strip())
+
+
+# --- the parser ----------------------------------------------------------------------------------
+
+class _Fail(Exception):
+    pass
+
+
+@dataclass
+class _Raw:
+    """An order as read, before the phase decides what it is."""
+
+    kind: str  # a key of WHEN
+    unit_type: UnitType | None = None
+    location: str = ""
+    target_type: UnitType | None = None
+    target: str = ""
+    dest: str = ""
+    via_convoy: bool = False
+
+
+class _Parser:
+    def __init__(self, variant: Variant, text: str) -> None:
+        self.provinces = variant.map.provinces
+        self.t = _tables(variant)
+        self.toks = _tokens(text)
+        self.pos = 0
+
+    # token access
+    def peek(self, ahead: int = 0) -> str | None:
+        i = self.pos + ahead
+        return self.toks[i].key if i < len(self.toks) else None
+
+    def take(self, words: frozenset[str]) -> bool:
+        if self.peek() in words:
+            self.pos += 1
+            return True
+        return False
+
+    def context(self) -> str:
+        return _render(self.toks[: self.pos])
+
+    def missing(self, what: str) -> _Fail:
+        if self.pos >= len(self.toks):
+            ctx = self.context()
+            return _Fail(f"missing {what} after {ctx!r}" if ctx else f"missing {what}")
+        return _Fail(f"missing {what} before {self.toks[self.pos].text!r}")
+
+    def unexpected(self) -> _Fail:
+        tok = self.toks[self.pos]
+        if not tok.is_word or tok.key in KEYWORDS or tok.key in TYPES or self.province_at():
+            rest = _render(self.toks[self.pos:])
+            return _Fail(f"unexpected {rest!r} after {self.context()!r}")
+        msg = f"unknown word {tok.text!r} after {self.context()!r}"
+        close = difflib.get_close_matches(tok.key, SUGGEST, n=1, cutoff=0.75)
+        return _Fail(msg + (f" (did you mean {close[0]!r}?)" if close else ""))
+
+    def finish(self) -> None:
+        if self.pos < len(self.toks):
+            raise self.unexpected()
+
+    # names
+    def runs(self, loose: bool) -> list[tuple[list[_Tok], int]]:
+        """Runs of words from here, shortest first, as (words, end). A dash may join words."""
+        out: list[tuple[list[_Tok], int]] = []
+        words: list[_Tok] = []
+        i, toks = self.pos, self.toks
+        while i < len(toks) and len(words) < self.t.max_words:
+            tok = toks[i]
+            if tok.key == "-" and words and i + 1 < len(toks) and toks[i + 1].is_word:
+                i += 1
+                continue
+            if not tok.is_word:
+                break
+            if loose and (tok.key in KEYWORDS or tok.key in TYPES
+                          or (words and (tok.key == "coast" or tok.key in self.t.coast_codes))):
+                break
+            words.append(tok)
+            i += 1
+            out.append((list(words), i))
+        return out
+
+    def province_at(self) -> str | None:
+        """The province named exactly at the cursor, or None; does not move."""
+        for words, _ in reversed(self.runs(loose=False)):
+            hit = self.exact(words)
+            if hit and len(hit) == 1:
+                return next(iter(hit))
+        return None
+
+    def exact(self, words: list[_Tok]) -> frozenset[str]:
+        key = " ".join(w.key for w in words)
+        t = self.t
+        hit = t.abbrs.get(key) or t.names.get(key) or t.compact.get(key.replace(" ", ""))
+        if hit and len(hit) > 1 and len(words) == 1:  # abbreviations differing only in case
+            hit = frozenset(h for h in hit if h == words[0].text) or hit
+        return hit or frozenset()
+
+    def ambiguous(self, words: list[_Tok], hits: set[str] | frozenset[str]) -> _Fail:
+        return _Fail(f"{_render(words)!r} could be {_one_of([self.t.display[h] for h in hits])}")
+
+    def province(self, what: str) -> str:
+        if self.pos >= len(self.toks) or not self.toks[self.pos].is_word:
+            raise self.missing(what)
+        for words, end in reversed(self.runs(loose=False)):
+            hit = self.exact(words)
+            if len(hit) > 1:
+                raise self.ambiguous(words, hit)
+            if hit:
+                self.pos = end
+                return next(iter(hit))
+        runs = self.runs(loose=True)
+        if not runs:
+            raise self.missing(what)
+        for words, end in reversed(runs):
+            found = _loose_match(" ".join(w.key for w in words), self.t.loose)
+            if len(found) > 1:
+                raise self.ambiguous(words, found)
+            if found:
+                self.pos = end
+                return found.pop()
+        raise _Fail(f"unknown province {_render(runs[0][0])!r}")
+
+    def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
+        """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""
+        toks, codes = self.toks, self.t.coast_codes
+        key = toks[i].key if i < len(toks) else ""
+        nxt = toks[i + 1].key if i + 1 < len(toks) else ""
+        if key in codes:
+            return codes[key], i + 2 if nxt == "coast" else i + 1
+        if key in DIRECTIONS:
+            code = DIRECTIONS[key] + "C"
+            if nxt == "coast" or (not bare and nxt == "c"):
+                return code, i + 2
+            if not bare:
+                return code, i + 1
+        return None, i
+
+    def coast(self, province: str) -> str | None:
+        i = self.pos
+        key = self.peek()
+        if key == "/":
+            code, j = self.coast_words(i + 1, bare=False)
+            if code is None:
+                self.pos += 1
+                raise self.missing("coast") if self.peek() is None else _Fail(
+                    f"unknown coast {self.toks[i + 1].text!r}")
+        elif key == "(":
+            code, j = self.coast_words(i + 1, bare=False)
+            if code is None:
+                word = self.toks[i + 1] if i + 1 < len(self.toks) else None
+                if word and word.key not in VIA and self.peek(2) == ")":
+                    raise _Fail(f"unknown coast {word.text!r}")
+                return None  # perhaps '(via convoy)'
+            if j < len(self.toks) and self.toks[j].key == ")":
+                j += 1
+        else:
+            code, j = self.coast_words(i, bare=True)
+            if code is None:
+                return None
+        p = self.provinces[province]
+        if code not in p.coasts:
+            if not p.coasts:
+                raise _Fail(f"{p.name} has no coasts")
+            raise _Fail(f"{p.name} has no {DIRECTION_NAMES.get(code[0], code)} coast"
+                        if len(code) == 2 and code[1] == "C" else f"{p.name} has no coast {code}")
+        self.pos = j
+        return code
+
+    def location(self, what: str) -> str:
+        province = self.province(what)
+        coast = self.coast(province)
+        return f"{province}/{coast}" if coast else province
+
+    def unit_type(self) -> UnitType | None:
+        key = self.peek()
+        if key in TYPES:
+            self.pos += 1
+            return TYPES[key]
+        return None
+
+    def target(self, what: str) -> tuple[UnitType | None, str]:
+        unit_type = self.unit_type()
+        return unit_type, self.location(what).split("/")[0]
+
+    def via(self) -> bool:
+        start = self.pos
+        paren = self.take(frozenset({"("}))
+        if self.take(VIA) and self.take(VIA_CONVOY):
+            if paren:
+                self.take(frozenset({")"}))
+            return True
+        self.pos = start
+        return False
+
+    # orders
+    def order(self) -> _Raw:
+        key = self.peek()
+        if key is None:
+            raise _Fail("empty order")
+        if key in WAIVE:
+            self.pos += 1
+            self.take(BUILD)
+            return _Raw("waive")
+        if key in BUILD:
+            self.pos += 1
+            if self.take(WAIVE):
+                return _Raw("waive")
+            unit_type = self.unit_type()
+            return _Raw("build", unit_type, self.location("province"))
+        if key in DISBAND or key in REMOVE or key == "r":
+            self.pos += 1
+            unit_type = self.unit_type()
+            return _Raw("disband" if key in DISBAND else "remove", unit_type,
+                        self.location("province"))
+        if key in KEYWORDS:
+            raise _Fail(f"unexpected {self.toks[0].text!r} at the start of the order")
+        unit_type = self.unit_type()
+        raw = _Raw("hold", unit_type, self.location("province"))
+        key = self.peek()
+        if key is None:
+            raise _Fail(f"missing order after {self.context()!r}")
+        self.pos += 1
+        if key in HOLD:
+            return raw
+        if key in MOVE or key in RETREAT:
+            if key == "r" and self.peek() is None:
+                raw.kind = "remove"
+                return raw
+            raw.kind = "move" if key in MOVE else "retreat"
+            self.take(frozenset({"to"}))
+            raw.dest = self.location("destination")
+            while self.peek() in MOVE:  # 'A Lon - Nth - Bel': the route of a convoy
+                self.pos += 1
+                raw.dest, raw.via_convoy = self.location("destination"), True
+            raw.via_convoy = self.via() or raw.via_convoy
+            return raw
+        if key in SUPPORT:
+            raw.kind = "support"
+            raw.target_type, raw.target = self.target("supported unit")
+            if self.take(MOVE):
+                self.take(frozenset({"to"}))
+                raw.dest = self.location("destination").split("/")[0]
+            else:
+                self.take(HOLD)
+            return raw
+        if key in CONVOY:
+            raw.kind = "convoy"
+            raw.target_type, raw.target = self.target("convoyed army")
+            if not self.take(MOVE):
+                raise self.missing("destination of the convoyed army")
+            self.take(frozenset({"to"}))
+            raw.dest = self.location("destination").split("/")[0]
+            if raw.target_type is UnitType.FLEET:
+                raise _Fail("only armies can be convoyed")
+            return raw
+        if key in DISBAND or key in REMOVE:
+            raw.kind = "disband" if key in DISBAND else "remove"
+            return raw
+        if key in BUILD:
+            raw.kind = "build"
+            return raw
+        self.pos -= 1
+        raise self.unexpected()
+
+
+def _unit_location(state: GameState | None, phase_kind: PhaseKind, raw: _Raw) -> str:
+    """Where the unit ordered stands: 'STP' becomes 'STP/SC' when a fleet is on that coast."""
+    if state is None or "/" in raw.location or raw.unit_type is UnitType.ARMY:
+        return raw.location
+    unit = state.units.get(raw.location)
+    if phase_kind is PhaseKind.RETREAT and raw.location in state.dislodged:
+        unit = state.dislodged[raw.location].unit
+    if unit is not None and unit.type is UnitType.FLEET and unit.province == raw.location:
+        return unit.location
+    return raw.location
+
+
+def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None) -> Order:
+    if raw.kind not in ACCEPTS[phase_kind]:
+        raise _Fail(f"{raw.kind} orders are only accepted in {WHEN[raw.kind]}")
+    if raw.kind == "waive":
+        return waive(power)
+    if raw.kind == "build":
+        if raw.unit_type is None:
+            raise _Fail("a build must name the kind of unit: A (army) or F (fleet)")
+        return Build(power, raw.unit_type, raw.location)
+    head = (power, raw.unit_type, _unit_location(state, phase_kind, raw))
+    if raw.kind in ("disband", "remove"):
+        return Disband(*head)
+    if raw.kind == "hold":
+        return Hold(*head)
+    if raw.kind == "support":
+        if raw.dest:
+            return SupportMove(*head, raw.target, raw.dest, raw.target_type)
+        return SupportHold(*head, raw.target, raw.target_type)
+    if raw.kind == "convoy":
+        return Convoy(*head, raw.target, raw.dest)
+    if phase_kind is PhaseKind.RETREAT:
+        if raw.via_convoy:
+            raise _Fail("a retreat cannot go by convoy")
+        return Retreat(*head, raw.dest)
+    return Move(*head, raw.dest, raw.via_convoy)
+
+
+def parse_order(
+    variant: Variant, text: str, power: str, phase_kind: PhaseKind, state: GameState | None = None
+) -> ParsedOrder:
+    """Read one order of `power`. Never raises: what cannot be understood comes back with a reason.
+
+    `power` may be written loosely ('english'); the order carries the variant's name for it.
+    With `state`, an order for a fleet on a split coast gets the coast ('F StP S ...' -> 'STP/SC').
+    """
+    power = resolve_power(variant, power) or power
+    parser = _Parser(variant, text)
+    try:
+        raw = parser.order()
+        parser.finish()
+        return ParsedOrder(text, _make(raw, power, phase_kind, state), None)
+    except _Fail as fail:
+        return ParsedOrder(text, None, str(fail))
