@@ -28,15 +28,30 @@ def province_of(location: str) -> str:
     return location if slash < 0 else location[:slash]
 
 
-@dataclass(frozen=True, slots=True)
 class Unit:
-    power: str
-    type: UnitType
-    location: str  # canonical upper case, 'STP/NC' for a fleet on a coast
+    """A unit on the board. A value: never changed once made (a plain slotted class rather than a
+    frozen dataclass because the resolver makes many and frozen construction is several times slower)."""
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    __slots__ = ("power", "type", "location", "province")
+
+    def __init__(self, power: str, type: UnitType, location: str):
+        self.power = power
+        self.type = type
+        self.location = location  # canonical upper case, 'STP/NC' for a fleet on a coast
+        slash = location.find("/")
+        self.province = location if slash < 0 else location[:slash]  # 'STP'
+
+    def _key(self) -> tuple[str, UnitType, str]:
+        return (self.power, self.type, self.location)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unit) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
 
     def __str__(self) -> str:
         return f"{self.type.value} {self.location}"

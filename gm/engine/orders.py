@@ -1,7 +1,7 @@
 """Orders as typed values. Text lives only in parse.py; str() gives the canonical form."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gm.engine.model import UnitType, province_of
 
@@ -16,10 +16,10 @@ class Order:
     power: str
     unit_type: UnitType | None
     location: str
+    province: str = field(init=False, repr=False, compare=False)  # the location without coast
 
-    @property
-    def province(self) -> str:
-        return province_of(self.location)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "province", province_of(self.location))
 
     def _unit(self) -> str:
         return f"{self.unit_type.value if self.unit_type else '?'} {self.location}"

@@ -9,22 +9,12 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from gm.engine.model import GameState, PhaseKind, UnitType
-from gm.engine.orders import (
-    Build,
-    Convoy,
-    Disband,
-    Hold,
-    Move,
-    Order,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    waive,
-)
+from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
+                              SupportMove, waive)
 from gm.engine.variant import Variant
 
 
@@ -63,17 +53,10 @@ FUZZY_CUTOFF = 0.8  # difflib ratio a misspelling must reach
 FUZZY_TIE = 0.04  # candidates this close to the best are all taken as meant
 
 # Phase in which each kind of order is accepted, for the wrong-phase message.
-WHEN = {
-    "hold": "a movement phase",
-    "support": "a movement phase",
-    "convoy": "a movement phase",
-    "move": "a movement or retreat phase",
-    "retreat": "a retreat phase",
-    "disband": "a retreat or adjustment phase",
-    "remove": "a retreat or adjustment phase",
-    "build": "an adjustment phase",
-    "waive": "an adjustment phase",
-}
+WHEN = {"hold": "a movement phase", "support": "a movement phase", "convoy": "a movement phase",
+        "move": "a movement or retreat phase", "retreat": "a retreat phase",
+        "disband": "a retreat or adjustment phase", "remove": "a retreat or adjustment phase",
+        "build": "an adjustment phase", "waive": "an adjustment phase"}
 ACCEPTS = {
     PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
     PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
@@ -131,11 +114,13 @@ class _Tables:
     power_loose: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, eq=False)
 class _VariantKey:
     """Hashes as the variant's name; equal only to a key for the same Variant object."""
 
-    variant: Variant = field(compare=False)
+    __slots__ = ("variant",)
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
 
     def __hash__(self) -> int:
         return hash(self.variant.name)
@@ -198,9 +183,9 @@ def _frozen(table: dict[str, set[str]]) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in table.items()}
 
 
-def _loose_match(key: str, pairs: tuple[tuple[str, str], ...]) -> set[str]:
+def _loose_match(key: str, pairs: tuple[tuple[str, str], ...], prefix: bool = True) -> set[str]:
     """What `key` may abbreviate or misspell: a unique prefix first, else close spellings."""
-    if len(key) >= 2:
+    if prefix and len(key) >= 2:
         starts = {v for k, v in pairs if k.startswith(key)}
         if starts and (len(key) >= 3 or len(starts) > 1):
             return starts
@@ -341,7 +326,9 @@ class _Parser:
     def exact(self, words: list[_Tok]) -> frozenset[str]:
         key = " ".join(w.key for w in words)
         t = self.t
-        hit = t.abbrs.get(key) or t.names.get(key) or t.compact.get(key.replace(" ", ""))
+        hit = t.abbrs.get(key) or t.names.get(key)
+        if not hit and all(w.key not in KEYWORDS and w.key not in TYPES for w in words[1:]):
+            hit = t.compact.get(key.replace(" ", ""))  # 'St Peters burg'; never 'Mar S' -> 'mars'
         if hit and len(hit) > 1 and len(words) == 1:  # abbreviations differing only in case
             hit = frozenset(h for h in hit if h == words[0].text) or hit
         return hit or frozenset()
@@ -352,24 +339,42 @@ class _Parser:
     def province(self, what: str) -> str:
         if self.pos >= len(self.toks) or not self.toks[self.pos].is_word:
             raise self.missing(what)
+        loose = self.runs(loose=True)
         for words, end in reversed(self.runs(loose=False)):
             hit = self.exact(words)
             if len(hit) > 1:
                 raise self.ambiguous(words, hit)
-            if hit:
+            if hit and self.stray(end):  # 'Mid Atlantc Ocean': MAO misspelt, not 'Mid' + junk
+                for words2, end2 in reversed([(w, e) for w, e in loose if e > end]):
+                    found = _loose_match(" ".join(w.key for w in words2), self.t.loose, False)
+                    if len(found) == 1:
+                        hit, end = frozenset(found), end2
+                        break
                 self.pos = end
                 return next(iter(hit))
-        runs = self.runs(loose=True)
-        if not runs:
+        if not loose:
             raise self.missing(what)
-        for words, end in reversed(runs):
+        for words, end in reversed(loose):
             found = _loose_match(" ".join(w.key for w in words), self.t.loose)
             if len(found) > 1:
                 raise self.ambiguous(words, found)
             if found:
                 self.pos = end
                 return found.pop()
-        raise _Fail(f"unknown province {_render(runs[0][0])!r}")
+        words = [w for w, e in loose if e - self.pos == len(w)][-1]  # up to a dash
+        raise _Fail(f"unknown province {_render(words)!r}")
+
+    def stray(self, i: int) -> bool:
+        """Is the token at i a word that means nothing here (no keyword, coast or province)?"""
+        if i >= len(self.toks) or not self.toks[i].is_word:
+            return False
+        key = self.toks[i].key
+        if key in KEYWORDS or key in TYPES or key in DIRECTIONS or key in self.t.coast_codes:
+            return False
+        start, self.pos = self.pos, i
+        known = self.province_at() is not None or key == "coast"
+        self.pos = start
+        return not known
 
     def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
         """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""
@@ -491,6 +496,7 @@ class _Parser:
             if self.take(MOVE):
                 self.take(frozenset({"to"}))
                 raw.dest = self.location("destination").split("/")[0]
+                self.via()  # 'S A Lon - Bel via convoy': the supporter need not know how
             else:
                 self.take(HOLD)
             return raw

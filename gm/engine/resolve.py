@@ -1,7 +1,9 @@
 """Movement: validate orders, then resolve them with the guess-and-check algorithm of the DATC.
 
 The vocabulary follows DATC section 5 (attack, hold, defend and prevent strength). Each adjudication
-builds its own `Movement` object, so nothing is shared between games.
+builds its own `Movement` object, so nothing is shared between games. Orders are addressed by their
+index in the list given; per-order facts live in lists indexed the same way, which keeps the common
+case (a few dozen units, little interaction) fast.
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 
-# Resolution of one decision (a move, a support or a convoy).
+# State of one decision (a move, a support or a convoy) in the guess algorithm.
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
+MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
+ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 
 
 def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
@@ -28,7 +32,7 @@ def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
     if unit.power != order.power:
         return None, f"the unit in {prov} belongs to {unit.power}"
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return None, f"the unit in {prov} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}"
+        return None, f"the unit in {prov} is {'an army' if unit.type is ARMY else 'a fleet'}"
     return unit, ""
 
 
@@ -59,12 +63,18 @@ class Movement:
         self.map = variant.map
         self.state = state
         self.units = state.units
-        self.results: list[OrderResult | None] = [None] * len(orders)
-        self.orders = list(orders)
-        # province -> index in self.orders of the order the unit there carries out
+        self.orders = orders = list(orders)
+        n = len(orders)
+        self.void: list[str | None] = [None] * n  # reason, for orders that are void
+        # province -> index of the order its unit carries out; void orders are dropped from it
         self.order_of: dict[str, int] = {}
-        # province -> the order given to the unit there, void or not (supports match what was ordered)
+        # province -> the order given to its unit, void or not (supports match what was ordered)
         self.given: dict[str, Order] = {}
+        self.dst: list[str | None] = [None] * n  # province a valid move goes to
+        self.dest_loc: list[str | None] = [None] * n  # location (with coast) it goes to
+        self.convoyed: set[int] = set()  # moves that go by convoy
+        self.route: dict[int, set[str]] = {}  # convoyed move -> fleets on a possible route
+        self._sea_fleets: set[str] | None = None
         self._assign()
         self._validate()
         self._index()
@@ -73,7 +83,7 @@ class Movement:
     def _void(self, i: int, reason: str, still_given: bool = False) -> None:
         """Void order i: its unit holds. Unless `still_given`, supports treat it as never given
         (an order impossible on the map counts as a hold, DATC 6.D.28)."""
-        self.results[i] = OrderResult(self.orders[i], Result.VOID, reason)
+        self.void[i] = reason
         prov = self.orders[i].province
         if self.order_of.get(prov) == i:
             del self.order_of[prov]
@@ -81,66 +91,91 @@ class Movement:
                 self.given.pop(prov, None)
 
     def _assign(self) -> None:
+        units, order_of, given = self.units, self.order_of, self.given
         for i, order in enumerate(self.orders):
-            if not isinstance(order, (Hold, Move, SupportHold, SupportMove, Convoy)):
+            if not isinstance(order, MOVEMENT_ORDERS):
                 self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
                 continue
-            unit, why = unit_for(self.state, order)
-            if unit is None:
-                self._void(i, why)
+            prov = order.province
+            unit = units.get(prov)
+            if (
+                unit is None
+                or unit.power != order.power
+                or (order.unit_type is not None and order.unit_type is not unit.type)
+            ):
+                self._void(i, unit_for(self.state, order)[1])
                 continue
-            earlier = self.order_of.get(unit.province)
+            earlier = order_of.get(prov)
             if earlier is not None:
                 self._void(earlier, "replaced by a later order for the same unit")
-            self.order_of[unit.province] = i
-            self.given[unit.province] = order
+            order_of[prov] = i
+            given[prov] = order
 
     def _validate(self) -> None:
-        game_map, units = self.map, self.units
+        units, orders, order_of = self.units, self.orders, self.order_of
+        army_adj, fleet_adj = self.map.army, self.map.fleet
         blocked = self.variant.rules.blocked_moves(self.variant, self.state)
-        self.dest_loc: dict[int, str] = {}  # move index -> location it moves to
-        self.convoyed: set[int] = set()  # moves that go by convoy
-        self.route: dict[int, set[str]] = {}  # convoyed move -> fleets on a possible route
-        self.sea_fleets: set[str] | None = None  # computed when first needed
+        convoys = [(p, i) for p, i in order_of.items() if type(orders[i]) is Convoy]
         # Convoy orders first, shallowly, so that moves know which fleets offer to carry them.
-        offers: dict[tuple[str, str], list[str]] = {}
-        for prov, i in list(self.order_of.items()):
-            order = self.orders[i]
-            if isinstance(order, Convoy):
-                why = self._check_convoy_shape(units[prov], order)
-                if why:
-                    self._void(i, why)
-                else:
-                    offers.setdefault((order.target, order.dest), []).append(prov)
-        self.offers = offers
-        for prov, i in list(self.order_of.items()):
-            order = self.orders[i]
-            if isinstance(order, Move):
-                why = self._check_move(i, units[prov], order, blocked)
+        self.offers: dict[tuple[str, str], list[str]] = {}
+        for prov, i in convoys:
+            why = self._check_convoy_shape(units[prov], orders[i])  # type: ignore[arg-type]
+            if why:
+                self._void(i, why)
+            else:
+                self.offers.setdefault((orders[i].target, orders[i].dest), []).append(prov)  # type: ignore[attr-defined]
+        offers = self.offers
+        supports = []
+        for prov, i in list(order_of.items()):
+            order = orders[i]
+            kind = type(order)
+            if kind is Move:
+                unit = units[prov]
+                dest = order.dest  # type: ignore[attr-defined]
+                # The common cases first: a plain move to a neighbouring space.
+                if unit.type is ARMY:
+                    if dest in army_adj.get(prov, ()) and not offers and not order.via_convoy:  # type: ignore[attr-defined]
+                        if not blocked or (prov, dest) not in blocked:
+                            self.dst[i] = self.dest_loc[i] = dest
+                            continue
+                elif dest in fleet_adj.get(unit.location, ()) and (not blocked or (prov, province_of(dest)) not in blocked):
+                    self.dest_loc[i] = dest
+                    self.dst[i] = province_of(dest)
+                    continue
+                why = self._check_move(i, unit, order, blocked)  # type: ignore[arg-type]
                 if why:
                     # An army that needs a convoy nobody gives is still a unit ordered to move:
                     # it cannot be supported to hold (DATC 6.D.8, 6.D.32).
                     self._void(i, why, still_given=why.endswith(NO_CONVOY))
-        for prov, i in list(self.order_of.items()):
-            order = self.orders[i]
-            if isinstance(order, Convoy):
-                j = self.order_of.get(order.target)
-                if j is None or j not in self.convoyed or province_of(self.dest_loc[j]) != order.dest:
-                    self._void(i, f"the army in {order.target} is not moving to {order.dest} by convoy")
-            elif isinstance(order, (SupportHold, SupportMove)):
-                why = self._check_support(units[prov], order)
-                if why:
-                    self._void(i, why)
+            elif kind is SupportHold or kind is SupportMove:
+                supports.append((prov, i))
+        for prov, i in convoys:
+            if self.void[i] is None:
+                order = orders[i]
+                j = order_of.get(order.target)  # type: ignore[attr-defined]
+                if j is None or j not in self.convoyed or self.dst[j] != order.dest:  # type: ignore[attr-defined]
+                    self._void(i, f"the army in {order.target} is not moving to {order.dest} by convoy")  # type: ignore[attr-defined]
+        for prov, i in supports:
+            why = self._check_support(units[prov], orders[i])  # type: ignore[arg-type]
+            if why:
+                self._void(i, why)
+
+    def _sea_route(self, src: str, dest: str) -> set[str]:
+        """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
+        if self._sea_fleets is None:
+            is_sea = self.map.is_sea
+            self._sea_fleets = {p for p, u in self.units.items() if u.type is FLEET and is_sea(p)}
+        return self.map.convoy_route_fleets(src, dest, self._sea_fleets)
 
     def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
-        if fleet.type is not UnitType.FLEET:
+        if fleet.type is not FLEET:
             return "only fleets convoy"
         if self.map.provinces[fleet.province].terrain is not Terrain.SEA:
             return f"a fleet in {fleet.province} cannot convoy: it is not at sea"
         army = self.units.get(order.target)
-        if army is None or army.type is not UnitType.ARMY:
+        if army is None or army.type is not ARMY:
             return f"there is no army in {order.target} to convoy"
-        if order.dest not in self.map.provinces or fleet.province not in self._possible_route(order.target, order.dest):
+        if order.dest not in self.map.provinces or fleet.province not in self._sea_route(order.target, order.dest):
             # An impossible convoy shows no intent to convoy (DATC 6.G.7).
             return f"{fleet} cannot be part of any convoy route from {order.target} to {order.dest}"
         return ""
@@ -155,13 +190,14 @@ class Movement:
             return "a unit cannot move to the province it is in"
         if (src, dest_prov) in blocked:
             return f"the way from {src} to {dest_prov} is blocked"
-        if unit.type is UnitType.FLEET:
+        if unit.type is FLEET:
             loc, why = fleet_destination(game_map, unit, order.dest)
             if loc is None:
                 return why
             self.dest_loc[i] = loc
+            self.dst[i] = dest_prov
             return ""
-        self.dest_loc[i] = dest_prov
+        self.dest_loc[i] = self.dst[i] = dest_prov
         adjacent = dest_prov in game_map.army.get(src, ())
         offers = self.offers.get((src, dest_prov), ())
         route = game_map.convoy_route_fleets(src, dest_prov, set(offers)) if offers else set()
@@ -177,89 +213,82 @@ class Movement:
             self.convoyed.add(i)
             self.route[i] = route
             return ""
+        self.dest_loc[i] = self.dst[i] = None
         if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in game_map.army:
             return f"no army can reach {dest_prov} from {src}"
-        if self._possible_route(src, dest_prov):
+        if self._sea_route(src, dest_prov):
             return f"no army can reach {dest_prov} from {src} {NO_CONVOY}"
         # Not even the fleets now at sea could carry it: an impossible order, a hold (DATC 6.D.32).
         return f"no army can reach {dest_prov} from {src}: no fleets stand where they could convoy it"
 
-    def _possible_route(self, src: str, dest: str) -> set[str]:
-        """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
-        if self.sea_fleets is None:
-            self.sea_fleets = {
-                p for p, u in self.units.items() if u.type is UnitType.FLEET and self.map.is_sea(p)
-            }
-        return self.map.convoy_route_fleets(src, dest, self.sea_fleets)
-
     def _reaches(self, unit: Unit, prov: str) -> bool:
-        if unit.type is UnitType.ARMY:
+        if unit.type is ARMY:
             return prov in self.map.army.get(unit.province, ())
         return prov in self.map.fleet_provinces.get(unit.location, ())
 
     def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:
-        target = self.units.get(order.target)
-        if target is None:
-            return f"there is no unit in {order.target} to support"
-        if order.target == unit.province:
+        target = order.target
+        if target not in self.units:
+            return f"there is no unit in {target} to support"
+        if target == unit.province:
             return "a unit cannot support itself"
-        j = self.order_of.get(order.target)
-        moving = isinstance(self.given.get(order.target), Move)
-        if isinstance(order, SupportHold):
+        moving = type(self.given.get(target)) is Move
+        if type(order) is SupportHold:
             if moving:
-                return f"the unit in {order.target} is moving, not holding"
-            if not self._reaches(unit, order.target):
-                return f"{unit} cannot reach {order.target}, so it cannot support a unit there"
+                return f"the unit in {target} is moving, not holding"
+            if not self._reaches(unit, target):
+                return f"{unit} cannot reach {target}, so it cannot support a unit there"
             return ""
-        if j is None or not moving or province_of(self.dest_loc[j]) != province_of(order.dest):
-            return f"the unit in {order.target} is not moving to {order.dest}"
-        if order.dest != province_of(order.dest) and self.dest_loc[j] != order.dest:
-            return f"the unit in {order.target} is moving to {self.dest_loc[j]}, not {order.dest}"
-        if province_of(order.dest) == unit.province:
+        dest = order.dest
+        dest_prov = province_of(dest)
+        j = self.order_of.get(target)
+        if j is None or not moving or self.dst[j] != dest_prov:
+            return f"the unit in {target} is not moving to {dest}"
+        if dest != dest_prov and self.dest_loc[j] != dest:
+            return f"the unit in {target} is moving to {self.dest_loc[j]}, not {dest}"
+        if dest_prov == unit.province:
             return "a unit cannot support a move into its own province"
-        if not self._reaches(unit, province_of(order.dest)):
-            return f"{unit} cannot reach {order.dest}, so it cannot support a move there"
+        if not self._reaches(unit, dest_prov):
+            return f"{unit} cannot reach {dest_prov}, so it cannot support a move there"
         return ""
 
     # ----------------------------------------------------------------- indexes
     def _index(self) -> None:
-        orders, units = self.orders, self.units
+        orders, dst = self.orders, self.dst
+        self.src: dict[int, str] = {}  # valid move -> province it leaves
         self.move_from: dict[str, int] = {}  # province -> its unit's valid move
         self.moves_to: dict[str, list[int]] = {}  # province -> valid moves into it
-        self.src: dict[int, str] = {}
-        self.dst: dict[int, str] = {}
-        self.power: dict[int, str] = {}
         self.move_supports: dict[int, list[int]] = {}
         self.hold_supports: dict[str, list[int]] = {}
         self.supports: list[int] = []
         self.convoys: list[int] = []
         for prov, i in self.order_of.items():
-            order = orders[i]
-            self.power[i] = units[prov].power
-            if isinstance(order, Move):
-                dest = province_of(self.dest_loc[i])
-                self.move_from[prov] = i
-                self.moves_to.setdefault(dest, []).append(i)
+            d = dst[i]
+            if d is not None:
                 self.src[i] = prov
-                self.dst[i] = dest
+                self.move_from[prov] = i
                 self.move_supports[i] = []
-            elif isinstance(order, Convoy):
+                if d in self.moves_to:
+                    self.moves_to[d].append(i)
+                else:
+                    self.moves_to[d] = [i]
+            elif type(orders[i]) is Convoy:
                 self.convoys.append(i)
         for prov, i in self.order_of.items():
-            order = orders[i]
-            if isinstance(order, SupportMove):
-                self.move_supports[self.move_from[order.target]].append(i)
+            kind = type(orders[i])
+            if kind is SupportMove:
+                self.move_supports[self.move_from[orders[i].target]].append(i)  # type: ignore[attr-defined]
                 self.supports.append(i)
-            elif isinstance(order, SupportHold):
-                self.hold_supports.setdefault(order.target, []).append(i)
+            elif kind is SupportHold:
+                self.hold_supports.setdefault(orders[i].target, []).append(i)  # type: ignore[attr-defined]
                 self.supports.append(i)
-        # Head-to-head opponents: two land moves that swap places.
+        # Head-to-head opponents: two moves that swap places, neither by convoy.
         self.opponent: dict[int, int] = {}
+        convoyed = self.convoyed
         for i, src in self.src.items():
-            j = self.move_from.get(self.dst[i])
-            if j is not None and self.dst[j] == src and i not in self.convoyed and j not in self.convoyed:
+            j = self.move_from.get(dst[i])  # type: ignore[arg-type]
+            if j is not None and dst[j] == src and i not in convoyed and j not in convoyed:
                 self.opponent[i] = j
-        self.fleets_of = self.route  # convoyed move -> the fleets that can carry it
         self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
         self.convoy_set = set(self.convoys)
 
@@ -325,7 +354,7 @@ class Movement:
         # A paradox needs a convoy order in the cycle; a circle of moves that merely includes a
         # convoyed army is circular movement (DATC 6.C.4).
         fleets_in_cycle = {self.orders[i].province for i in cycle if i in self.convoy_set}
-        paradox_moves = {m for m, fleets in self.fleets_of.items() if fleets & fleets_in_cycle}
+        paradox_moves = {m for m, fleets in self.route.items() if fleets & fleets_in_cycle}
         if paradox_moves:
             # Szykman rule: the convoyed armies in the paradox hold; everything else is re-decided.
             for i in cycle:
@@ -354,8 +383,8 @@ class Movement:
         """Does the convoyed move i still have a chain of undislodged convoying fleets?"""
         if i in self.paradox:
             return False
-        fleets = {f for f in self.fleets_of[i] if self.resolve(self.convoy_of_fleet[f])}
-        return bool(fleets) and self.map.sea_path_exists(self.src[i], self.dst[i], fleets)
+        fleets = {f for f in self.route[i] if self.resolve(self.convoy_of_fleet[f])}
+        return bool(fleets) and self.map.sea_path_exists(self.src[i], self.dst[i], fleets)  # type: ignore[arg-type]
 
     def dislodged_by_move(self, prov: str) -> bool:
         for j in self.moves_to.get(prov, ()):
@@ -365,8 +394,9 @@ class Movement:
 
     def _support_count(self, supports: list[int], exclude_power: str | None = None) -> int:
         n = 0
+        orders = self.orders
         for s in supports:
-            if exclude_power is not None and self.power[s] == exclude_power:
+            if exclude_power is not None and orders[s].power == exclude_power:
                 continue
             if self.resolve(s):
                 n += 1
@@ -376,11 +406,11 @@ class Movement:
         if i in self.convoyed and not self.path(i):
             return 0
         dest = self.dst[i]
-        defender = self.units.get(dest)
+        defender = self.units.get(dest)  # type: ignore[arg-type]
         if defender is not None:
-            j = self.move_from.get(dest)
+            j = self.move_from.get(dest)  # type: ignore[arg-type]
             if j is None or self.opponent.get(i) == j or not self.resolve(j):
-                if defender.power == self.power[i]:
+                if defender.power == self.orders[i].power:
                     return 0
                 return 1 + self._support_count(self.move_supports[i], defender.power)
         return 1 + self._support_count(self.move_supports[i])
@@ -391,7 +421,8 @@ class Movement:
         j = self.move_from.get(prov)
         if j is not None:
             return 0 if self.resolve(j) else 1
-        return 1 + self._support_count(self.hold_supports.get(prov, ()))  # type: ignore[arg-type]
+        supports = self.hold_supports.get(prov)
+        return 1 + self._support_count(supports) if supports else 1
 
     def prevent_strength(self, j: int) -> int:
         if j in self.convoyed and not self.path(j):
@@ -409,20 +440,22 @@ class Movement:
         if k is not None:
             if attack <= 1 + self._support_count(self.move_supports[k]):
                 return FAILS
-        elif attack <= self.hold_strength(self.dst[i]):
+        elif attack <= self.hold_strength(self.dst[i]):  # type: ignore[arg-type]
             return FAILS
-        for j in self.moves_to[self.dst[i]]:
+        for j in self.moves_to[self.dst[i]]:  # type: ignore[index]
             if j != i and attack <= self.prevent_strength(j):
                 return FAILS
         return SUCCEEDS
 
     def _decide_support(self, i: int) -> bool:
         order = self.orders[i]
-        prov = order.province
-        power = self.power[i]
-        supported_dest = province_of(order.dest) if isinstance(order, SupportMove) else None
-        for j in self.moves_to.get(prov, ()):
-            if self.power[j] == power:
+        attackers = self.moves_to.get(order.province)
+        if not attackers:
+            return SUCCEEDS
+        power = order.power
+        supported_dest = province_of(order.dest) if type(order) is SupportMove else None  # type: ignore[attr-defined]
+        for j in attackers:
+            if self.orders[j].power == power:
                 continue
             if self.src[j] == supported_dest:
                 # The unit attacked by the supported move cannot cut the support, only dislodge it.
@@ -436,54 +469,45 @@ class Movement:
     # ----------------------------------------------------------------- results
     def outcome_report(self) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged]]:
         self.resolve_all()
-        orders, units, outcome = self.orders, self.units, self.outcome
-        results = self.results
+        orders, units, outcome, void = self.orders, self.units, self.outcome, self.void
+        src, dst, dest_loc, convoyed = self.src, self.dst, self.dest_loc, self.convoyed
+        results: list[OrderResult] = []
         for i, order in enumerate(orders):
-            if results[i] is not None:
-                continue
-            if i in self.src:
-                if outcome[i]:
-                    results[i] = OrderResult(order, Result.SUCCEEDS)
-                else:
-                    results[i] = OrderResult(order, Result.FAILS, self._move_failure(i))
+            if void[i] is not None:
+                results.append(OrderResult(order, Result.VOID, void[i]))  # type: ignore[arg-type]
+            elif i not in outcome:  # a hold
+                results.append(OrderResult(order, Result.SUCCEEDS))
+            elif outcome[i]:
+                results.append(OrderResult(order, Result.SUCCEEDS))
+            elif i in src:
+                results.append(OrderResult(order, Result.FAILS, self._move_failure(i)))
             elif i in self.convoy_set:
-                results[i] = (
-                    OrderResult(order, Result.SUCCEEDS)
-                    if outcome[i]
-                    else OrderResult(order, Result.FAILS, "the convoying fleet was dislodged")
-                )
-            elif isinstance(order, (SupportHold, SupportMove)):
-                results[i] = (
-                    OrderResult(order, Result.SUCCEEDS)
-                    if outcome[i]
-                    else OrderResult(order, Result.CUT, self._support_failure(i))
-                )
-            else:  # a hold
-                results[i] = OrderResult(order, Result.SUCCEEDS)
+                results.append(OrderResult(order, Result.FAILS, "the convoying fleet was dislodged"))
+            else:
+                results.append(OrderResult(order, Result.CUT, self._support_failure(i)))
         after: dict[str, Unit] = {}
-        dislodged: dict[str, Dislodged] = {}
         arrivals: dict[str, int] = {}
-        for i in self.src:
+        for i, prov in src.items():
             if outcome[i]:
-                arrivals[self.dst[i]] = i
+                d = dst[i]
+                arrivals[d] = i  # type: ignore[index]
+                unit = units[prov]
+                after[d] = unit if dest_loc[i] == unit.location else Unit(unit.power, unit.type, dest_loc[i])  # type: ignore[index,arg-type]
+        dislodged: dict[str, Dislodged] = {}
+        move_from = self.move_from
         for prov, unit in units.items():
-            i = self.move_from.get(prov)
-            if i is not None and outcome[i]:
-                after[self.dst[i]] = Unit(unit.power, unit.type, self.dest_loc[i])
-        for prov, unit in units.items():
-            i = self.move_from.get(prov)
+            i = move_from.get(prov)
             if i is not None and outcome[i]:
                 continue
             attacker = arrivals.get(prov)
             if attacker is None:
                 after[prov] = unit
-            else:
-                dislodged[prov] = Dislodged(unit, None if attacker in self.convoyed else self.src[attacker], ())
-                j = self.order_of.get(prov)
-                if j is not None and results[j] is not None and results[j].result is Result.SUCCEEDS:
-                    if not isinstance(orders[j], (SupportHold, SupportMove)):
-                        results[j] = OrderResult(orders[j], Result.FAILS, "the unit was dislodged")
-        return [r for r in results if r is not None], after, dislodged
+                continue
+            dislodged[prov] = Dislodged(unit, None if attacker in convoyed else src[attacker], ())
+            j = self.order_of.get(prov)
+            if j is not None and results[j].result is Result.SUCCEEDS and type(orders[j]) is not SupportHold and type(orders[j]) is not SupportMove:
+                results[j] = OrderResult(orders[j], Result.FAILS, "the unit was dislodged")
+        return results, after, dislodged
 
     def contested(self, after: dict[str, Unit]) -> frozenset[str]:
         """Empty provinces where a standoff happened: no retreat may go there."""
@@ -510,7 +534,7 @@ class Movement:
         prov = self.orders[i].province
         if self.dislodged_by_move(prov):
             return "the supporting unit was dislodged"
-        attackers = [self.src[j] for j in self.moves_to.get(prov, ()) if self.power[j] != self.power[i]]
+        attackers = [self.src[j] for j in self.moves_to.get(prov, ()) if self.orders[j].power != self.orders[i].power]
         return f"cut by the attack from {', '.join(sorted(attackers))}"
 
 

@@ -1,8 +1,8 @@
 """The outcome vocabulary shared by the engine, reports and tests."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from gm.engine.orders import Order
 
@@ -14,8 +14,7 @@ class Result(str, Enum):
     CUT = "cut"  # a support that was cut
 
 
-@dataclass(frozen=True, slots=True)
-class OrderResult:
+class OrderResult(NamedTuple):
     order: Order
     result: Result
     reason: str = ""  # why, for anything but SUCCEEDS
