@@ -36,7 +36,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
         }
         if any(d.retreats for d in dislodged.values()):
             phase = Phase(state.phase.year, state.phase.season, PhaseKind.RETREAT)
-            nxt = state.with_(phase=phase, units=units, dislodged=dislodged, contested=contested)
+            nxt = _next(state, phase, units, dislodged=dislodged, contested=contested)
             return Adjudication(state.phase, results, units, dislodged, nxt)
         disbanded = [d.unit for _, d in sorted(dislodged.items())]
         return _after_turn(variant, state, results, units, dislodged, disbanded)
@@ -44,9 +44,28 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
         results, units, disbanded = resolve_retreats(variant, state, orders)
         return _after_turn(variant, state, results, units, {}, disbanded)
     results, units, disbanded = resolve_adjustments(variant, state, orders)
-    phase = Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
-    nxt = state.with_(phase=phase, units=units, dislodged={}, contested=frozenset())
+    nxt = _next(state, Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT), units)
     return Adjudication(state.phase, results, units, {}, nxt, disbanded=disbanded)
+
+
+def _next(
+    state: GameState,
+    phase: Phase,
+    units: dict[str, Unit],
+    centres: dict[str, str] | None = None,
+    dislodged: dict[str, Dislodged] | None = None,
+    contested: frozenset[str] = frozenset(),
+) -> GameState:
+    """The position at the start of `phase` (built directly: dataclasses.replace is slow)."""
+    return GameState(
+        phase,
+        units,
+        state.supply_centres if centres is None else centres,
+        state.home_centres,
+        {} if dislodged is None else dislodged,
+        contested,
+        state.extra,
+    )
 
 
 def _after_turn(
@@ -59,15 +78,15 @@ def _after_turn(
 ) -> Adjudication:
     """A Spring or Fall turn is over: after Fall, centres change hands and winter may follow."""
     year, season = state.phase.year, state.phase.season
-    nxt = state.with_(units=units, dislodged={}, contested=frozenset())
     if season is Season.SPRING:
-        nxt = nxt.with_(phase=Phase(year, Season.FALL, PhaseKind.MOVEMENT))
+        nxt = _next(state, Phase(year, Season.FALL, PhaseKind.MOVEMENT), units)
         return Adjudication(state.phase, results, units, dislodged, nxt, disbanded=disbanded)
     centres = dict(state.supply_centres)
+    provinces = variant.map.provinces
     for prov, unit in units.items():
-        if prov in centres or variant.map.provinces[prov].supply_centre:
+        if provinces[prov].supply_centre:
             centres[prov] = unit.power
-    nxt = variant.rules.after_fall(variant, nxt.with_(supply_centres=centres))
+    nxt = variant.rules.after_fall(variant, _next(state, state.phase, units, centres))
     winner = variant.rules.winner(variant, nxt)
     if adjustment_counts(variant, nxt):
         phase = Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT)

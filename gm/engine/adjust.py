@@ -13,9 +13,13 @@ from gm.engine.variant import Variant
 
 def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     """Builds (positive) or removals (negative) each power is due; only powers with something to do."""
+    balance = dict.fromkeys(variant.powers, 0)
+    for owner in state.supply_centres.values():
+        balance[owner] = balance.get(owner, 0) + 1
+    for unit in state.units.values():
+        balance[unit.power] = balance.get(unit.power, 0) - 1
     counts: dict[str, int] = {}
-    for power in variant.powers:
-        diff = len(state.centres_of(power)) - len(state.units_of(power))
+    for power, diff in balance.items():
         if diff > 0:
             sites = {p for p in variant.rules.build_sites(variant, state, power) if p not in state.units}
             limit = variant.rules.max_builds(variant, state, power)

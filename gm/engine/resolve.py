@@ -21,6 +21,8 @@ FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
+# Enum members bound once: attribute access on an Enum class is slow in the hot loop.
+R_SUCCEEDS, R_FAILS, R_VOID, R_CUT = Result.SUCCEEDS, Result.FAILS, Result.VOID, Result.CUT
 
 
 def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
@@ -77,7 +79,6 @@ class Movement:
         self._sea_fleets: set[str] | None = None
         self._assign()
         self._validate()
-        self._index()
 
     # ----------------------------------------------------------------- validation
     def _void(self, i: int, reason: str, still_given: bool = False) -> None:
@@ -115,7 +116,15 @@ class Movement:
         units, orders, order_of = self.units, self.orders, self.order_of
         army_adj, fleet_adj = self.map.army, self.map.fleet
         blocked = self.variant.rules.blocked_moves(self.variant, self.state)
-        convoys = [(p, i) for p, i in order_of.items() if type(orders[i]) is Convoy]
+        moves, supports, convoys = [], [], []
+        for prov, i in order_of.items():
+            kind = type(orders[i])
+            if kind is Move:
+                moves.append((prov, i))
+            elif kind is SupportHold or kind is SupportMove:
+                supports.append((prov, i))
+            elif kind is Convoy:
+                convoys.append((prov, i))
         # Convoy orders first, shallowly, so that moves know which fleets offer to carry them.
         self.offers: dict[tuple[str, str], list[str]] = {}
         for prov, i in convoys:
@@ -125,40 +134,76 @@ class Movement:
             else:
                 self.offers.setdefault((orders[i].target, orders[i].dest), []).append(prov)  # type: ignore[attr-defined]
         offers = self.offers
-        supports = []
-        for prov, i in list(order_of.items()):
+        dst, dest_loc = self.dst, self.dest_loc
+        src: dict[int, str] = {}  # valid move -> province it leaves
+        move_from: dict[str, int] = {}  # province -> its unit's valid move
+        moves_to: dict[str, list[int]] = {}  # province -> valid moves into it
+        move_supports: dict[int, list[int]] = {}
+        for prov, i in moves:
             order = orders[i]
-            kind = type(order)
-            if kind is Move:
-                unit = units[prov]
-                dest = order.dest  # type: ignore[attr-defined]
-                # The common cases first: a plain move to a neighbouring space.
-                if unit.type is ARMY:
-                    if dest in army_adj.get(prov, ()) and not offers and not order.via_convoy:  # type: ignore[attr-defined]
-                        if not blocked or (prov, dest) not in blocked:
-                            self.dst[i] = self.dest_loc[i] = dest
-                            continue
-                elif dest in fleet_adj.get(unit.location, ()) and (not blocked or (prov, province_of(dest)) not in blocked):
-                    self.dest_loc[i] = dest
-                    self.dst[i] = province_of(dest)
-                    continue
+            unit = units[prov]
+            why = ""
+            dest = order.dest  # type: ignore[attr-defined]
+            # The common cases first: a plain move to a neighbouring space.
+            if unit.type is ARMY:
+                if dest in army_adj.get(prov, ()) and not offers and not order.via_convoy and (  # type: ignore[attr-defined]
+                    not blocked or (prov, dest) not in blocked
+                ):
+                    dst[i] = dest_loc[i] = dest
+                else:
+                    why = self._check_move(i, unit, order, blocked)  # type: ignore[arg-type]
+            elif dest in fleet_adj.get(unit.location, ()) and (not blocked or (prov, province_of(dest)) not in blocked):
+                dest_loc[i] = dest
+                dst[i] = province_of(dest)
+            else:
                 why = self._check_move(i, unit, order, blocked)  # type: ignore[arg-type]
-                if why:
-                    # An army that needs a convoy nobody gives is still a unit ordered to move:
-                    # it cannot be supported to hold (DATC 6.D.8, 6.D.32).
-                    self._void(i, why, still_given=why.endswith(NO_CONVOY))
-            elif kind is SupportHold or kind is SupportMove:
-                supports.append((prov, i))
+            d = dst[i]
+            if d is None:
+                # An army that needs a convoy nobody gives is still a unit ordered to move:
+                # it cannot be supported to hold (DATC 6.D.8, 6.D.32).
+                self._void(i, why, still_given=why.endswith(NO_CONVOY))
+                continue
+            src[i] = prov
+            move_from[prov] = i
+            move_supports[i] = []
+            if d in moves_to:
+                moves_to[d].append(i)
+            else:
+                moves_to[d] = [i]
+        self.src, self.move_from, self.moves_to, self.move_supports = src, move_from, moves_to, move_supports
+        self.convoys: list[int] = []
         for prov, i in convoys:
             if self.void[i] is None:
                 order = orders[i]
                 j = order_of.get(order.target)  # type: ignore[attr-defined]
-                if j is None or j not in self.convoyed or self.dst[j] != order.dest:  # type: ignore[attr-defined]
+                if j is None or j not in self.convoyed or dst[j] != order.dest:  # type: ignore[attr-defined]
                     self._void(i, f"the army in {order.target} is not moving to {order.dest} by convoy")  # type: ignore[attr-defined]
+                else:
+                    self.convoys.append(i)
+        self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
+        self.convoy_set = set(self.convoys)
+        self.hold_supports: dict[str, list[int]] = {}
+        self.supports: list[int] = []
         for prov, i in supports:
-            why = self._check_support(units[prov], orders[i])  # type: ignore[arg-type]
+            order = orders[i]
+            why = self._check_support(units[prov], order)  # type: ignore[arg-type]
             if why:
                 self._void(i, why)
+                continue
+            self.supports.append(i)
+            if type(order) is SupportMove:
+                move_supports[move_from[order.target]].append(i)  # type: ignore[attr-defined]
+            elif order.target in self.hold_supports:  # type: ignore[attr-defined]
+                self.hold_supports[order.target].append(i)  # type: ignore[attr-defined]
+            else:
+                self.hold_supports[order.target] = [i]  # type: ignore[attr-defined]
+        # Head-to-head opponents: two moves that swap places, neither by convoy.
+        self.opponent: dict[int, int] = {}
+        convoyed = self.convoyed
+        for i, here in src.items():
+            j = move_from.get(dst[i])  # type: ignore[arg-type]
+            if j is not None and dst[j] == here and i not in convoyed and j not in convoyed:
+                self.opponent[i] = j
 
     def _sea_route(self, src: str, dest: str) -> set[str]:
         """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
@@ -251,46 +296,6 @@ class Movement:
         if not self._reaches(unit, dest_prov):
             return f"{unit} cannot reach {dest_prov}, so it cannot support a move there"
         return ""
-
-    # ----------------------------------------------------------------- indexes
-    def _index(self) -> None:
-        orders, dst = self.orders, self.dst
-        self.src: dict[int, str] = {}  # valid move -> province it leaves
-        self.move_from: dict[str, int] = {}  # province -> its unit's valid move
-        self.moves_to: dict[str, list[int]] = {}  # province -> valid moves into it
-        self.move_supports: dict[int, list[int]] = {}
-        self.hold_supports: dict[str, list[int]] = {}
-        self.supports: list[int] = []
-        self.convoys: list[int] = []
-        for prov, i in self.order_of.items():
-            d = dst[i]
-            if d is not None:
-                self.src[i] = prov
-                self.move_from[prov] = i
-                self.move_supports[i] = []
-                if d in self.moves_to:
-                    self.moves_to[d].append(i)
-                else:
-                    self.moves_to[d] = [i]
-            elif type(orders[i]) is Convoy:
-                self.convoys.append(i)
-        for prov, i in self.order_of.items():
-            kind = type(orders[i])
-            if kind is SupportMove:
-                self.move_supports[self.move_from[orders[i].target]].append(i)  # type: ignore[attr-defined]
-                self.supports.append(i)
-            elif kind is SupportHold:
-                self.hold_supports.setdefault(orders[i].target, []).append(i)  # type: ignore[attr-defined]
-                self.supports.append(i)
-        # Head-to-head opponents: two moves that swap places, neither by convoy.
-        self.opponent: dict[int, int] = {}
-        convoyed = self.convoyed
-        for i, src in self.src.items():
-            j = self.move_from.get(dst[i])  # type: ignore[arg-type]
-            if j is not None and dst[j] == src and i not in convoyed and j not in convoyed:
-                self.opponent[i] = j
-        self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
-        self.convoy_set = set(self.convoys)
 
     # ----------------------------------------------------------------- resolution
     def resolve_all(self) -> None:
@@ -471,42 +476,38 @@ class Movement:
         self.resolve_all()
         orders, units, outcome, void = self.orders, self.units, self.outcome, self.void
         src, dst, dest_loc, convoyed = self.src, self.dst, self.dest_loc, self.convoyed
+        new = tuple.__new__  # OrderResult(...) without the extra frame of NamedTuple.__new__
         results: list[OrderResult] = []
         for i, order in enumerate(orders):
-            if void[i] is not None:
-                results.append(OrderResult(order, Result.VOID, void[i]))  # type: ignore[arg-type]
-            elif i not in outcome:  # a hold
-                results.append(OrderResult(order, Result.SUCCEEDS))
-            elif outcome[i]:
-                results.append(OrderResult(order, Result.SUCCEEDS))
+            reason = void[i]
+            if reason is not None:
+                results.append(new(OrderResult, (order, R_VOID, reason)))
+            elif outcome.get(i, True):  # a hold, or a decision that succeeded
+                results.append(new(OrderResult, (order, R_SUCCEEDS, "")))
             elif i in src:
-                results.append(OrderResult(order, Result.FAILS, self._move_failure(i)))
+                results.append(new(OrderResult, (order, R_FAILS, self._move_failure(i))))
             elif i in self.convoy_set:
-                results.append(OrderResult(order, Result.FAILS, "the convoying fleet was dislodged"))
+                results.append(new(OrderResult, (order, R_FAILS, "the convoying fleet was dislodged")))
             else:
-                results.append(OrderResult(order, Result.CUT, self._support_failure(i)))
-        after: dict[str, Unit] = {}
-        arrivals: dict[str, int] = {}
-        for i, prov in src.items():
-            if outcome[i]:
-                d = dst[i]
-                arrivals[d] = i  # type: ignore[index]
-                unit = units[prov]
-                after[d] = unit if dest_loc[i] == unit.location else Unit(unit.power, unit.type, dest_loc[i])  # type: ignore[index,arg-type]
+                results.append(new(OrderResult, (order, R_CUT, self._support_failure(i))))
+        # Units after: everyone stays, then the successful moves leave and arrive. A unit still in
+        # a province someone arrives in is dislodged.
+        after = dict(units)
+        moved = [i for i in src if outcome[i]]
+        for i in moved:
+            del after[src[i]]
         dislodged: dict[str, Dislodged] = {}
-        move_from = self.move_from
-        for prov, unit in units.items():
-            i = move_from.get(prov)
-            if i is not None and outcome[i]:
-                continue
-            attacker = arrivals.get(prov)
-            if attacker is None:
-                after[prov] = unit
-                continue
-            dislodged[prov] = Dislodged(unit, None if attacker in convoyed else src[attacker], ())
-            j = self.order_of.get(prov)
-            if j is not None and results[j].result is Result.SUCCEEDS and type(orders[j]) is not SupportHold and type(orders[j]) is not SupportMove:
-                results[j] = OrderResult(orders[j], Result.FAILS, "the unit was dislodged")
+        for i in moved:
+            d: str = dst[i]  # type: ignore[assignment]
+            stayed = after.get(d)
+            if stayed is not None:
+                dislodged[d] = Dislodged(stayed, None if i in convoyed else src[i], ())
+                j = self.order_of.get(d)
+                if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy):
+                    results[j] = new(OrderResult, (orders[j], R_FAILS, "the unit was dislodged"))
+            unit = units[src[i]]
+            loc: str = dest_loc[i]  # type: ignore[assignment]
+            after[d] = unit if loc == unit.location else Unit(unit.power, unit.type, loc)
         return results, after, dislodged
 
     def contested(self, after: dict[str, Unit]) -> frozenset[str]:
