@@ -15,8 +15,7 @@ from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 
-# State of one decision (a move, a support or a convoy) in the guess algorithm.
-UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+# Outcome of one decision (a move, a support or a convoy) in the guess algorithm.
 FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -299,9 +298,9 @@ class Movement:
 
     # ----------------------------------------------------------------- resolution
     def resolve_all(self) -> None:
-        self.state_of: dict[int, int] = {}
-        self.outcome: dict[int, bool] = {}
-        self.deps: list[int] = []
+        self.resolved: dict[int, bool] = {}  # decisions made
+        self.guess: dict[int, bool] = {}  # decisions being guessed at
+        self.deps: list[int] = []  # guesses that other decisions were built on
         self.paradox: set[int] = set()  # convoyed moves failed by the Szykman rule
         for i in self.src:
             self.resolve(i)
@@ -311,43 +310,41 @@ class Movement:
             self.resolve(i)
 
     def resolve(self, i: int) -> bool:
-        st = self.state_of.get(i, UNRESOLVED)
-        if st == RESOLVED:
-            return self.outcome[i]
-        deps = self.deps
-        if st == GUESSING:
+        """The guess-and-check step of DATC section 5.E: decide i, or return the guess in force."""
+        result = self.resolved.get(i)
+        if result is not None:
+            return result
+        guess, deps = self.guess, self.deps
+        if i in guess:
             if i not in deps:
                 deps.append(i)
-            return self.outcome[i]
+            return guess[i]
         mark = len(deps)
-        self.outcome[i] = FAILS
-        self.state_of[i] = GUESSING
+        guess[i] = FAILS
         first = self.decide(i)
         if len(deps) == mark:
             # Nothing depended on the guess.
-            if self.state_of[i] != RESOLVED:
-                self.outcome[i] = first
-                self.state_of[i] = RESOLVED
+            guess.pop(i, None)
+            self.resolved.setdefault(i, first)  # unless a backup rule decided it meanwhile
             return first
         if deps[mark] != i:
             # Part of a cycle that started further up: keep the guessed result for now.
             deps.append(i)
-            self.outcome[i] = first
+            guess[i] = first
             return first
         # i started the cycle: try the other guess.
         for d in deps[mark:]:
-            self.state_of[d] = UNRESOLVED
+            guess.pop(d, None)
         del deps[mark:]
-        self.outcome[i] = SUCCEEDS
-        self.state_of[i] = GUESSING
+        guess[i] = SUCCEEDS
         second = self.decide(i)
         if first == second:
             # Both guesses agree: the result holds.
             for d in deps[mark:]:
-                self.state_of[d] = UNRESOLVED
+                guess.pop(d, None)
             del deps[mark:]
-            self.outcome[i] = first
-            self.state_of[i] = RESOLVED
+            guess.pop(i, None)
+            self.resolved[i] = first
             return first
         self._backup_rule(mark)
         return self.resolve(i)
@@ -356,26 +353,23 @@ class Movement:
         """A cycle with two consistent outcomes or none: a convoy paradox or circular movement."""
         cycle = self.deps[mark:]
         del self.deps[mark:]
+        for i in cycle:
+            self.guess.pop(i, None)
         # A paradox needs a convoy order in the cycle; a circle of moves that merely includes a
         # convoyed army is circular movement (DATC 6.C.4).
         fleets_in_cycle = {self.orders[i].province for i in cycle if i in self.convoy_set}
         paradox_moves = {m for m, fleets in self.route.items() if fleets & fleets_in_cycle}
         if paradox_moves:
             # Szykman rule: the convoyed armies in the paradox hold; everything else is re-decided.
-            for i in cycle:
-                self.state_of[i] = UNRESOLVED
             for m in paradox_moves:
                 self.paradox.add(m)
-                self.outcome[m] = FAILS
-                self.state_of[m] = RESOLVED
+                self.guess.pop(m, None)
+                self.resolved[m] = FAILS
         else:
-            # Circular movement: every move in the circle succeeds.
+            # Circular movement: every move in the circle succeeds; the rest is re-decided.
             for i in cycle:
                 if i in self.src:
-                    self.outcome[i] = SUCCEEDS
-                    self.state_of[i] = RESOLVED
-                else:
-                    self.state_of[i] = UNRESOLVED
+                    self.resolved[i] = SUCCEEDS
 
     def decide(self, i: int) -> bool:
         if i in self.src:
@@ -474,7 +468,7 @@ class Movement:
     # ----------------------------------------------------------------- results
     def outcome_report(self) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged]]:
         self.resolve_all()
-        orders, units, outcome, void = self.orders, self.units, self.outcome, self.void
+        orders, units, outcome, void = self.orders, self.units, self.resolved, self.void
         src, dst, dest_loc, convoyed = self.src, self.dst, self.dest_loc, self.convoyed
         new = tuple.__new__  # OrderResult(...) without the extra frame of NamedTuple.__new__
         results: list[OrderResult] = []
