@@ -52,6 +52,10 @@ class GameMap:
             p: frozenset(self.army.get(p, ())) | self.sea_neighbours.get(p, frozenset()) for p in self.provinces
         }
 
+    @cached_property
+    def seas(self) -> frozenset[str]:
+        return frozenset(p for p, prov in self.provinces.items() if prov.terrain is Terrain.SEA)
+
     def is_sea(self, province: str) -> bool:
         return self.provinces[province].terrain is Terrain.SEA
 
@@ -71,32 +75,30 @@ class GameMap:
         """Is there a chain of provinces in `fleets` leading an army from start to end?"""
         return bool(self.convoy_route_fleets(start, end, fleets))
 
-    def convoy_route_fleets(self, start: str, end: str, fleets: set[str]) -> set[str]:
+    def convoy_route_fleets(self, start: str, end: str, fleets: set[str] | frozenset[str]) -> set[str]:
         """The provinces of `fleets` that lie on some chain carrying an army from start to end."""
         neighbours = self.sea_neighbours
-        seen: set[str] = set()
-        queue = deque(p for p in neighbours.get(start, ()) if p in fleets)
-        seen.update(queue)
+        seen = neighbours.get(start, frozenset()) & fleets
+        if not seen:
+            return set()
+        stack = list(seen)
         reaches_end = False
-        while queue:
-            here = queue.popleft()
-            reach = neighbours[here]
+        while stack:
+            reach = neighbours[stack.pop()]
             if end in reach:
                 reaches_end = True
-            for nxt in reach:
-                if nxt in fleets and nxt not in seen:
-                    seen.add(nxt)
-                    queue.append(nxt)
+            new = (reach & fleets) - seen
+            if new:
+                seen |= new
+                stack.extend(new)
         if not reaches_end:
             return set()
         # Keep the fleets that can also be reached from the far end.
-        back: set[str] = set()
-        queue = deque(p for p in neighbours.get(end, ()) if p in seen)
-        back.update(queue)
-        while queue:
-            here = queue.popleft()
-            for nxt in neighbours[here]:
-                if nxt in seen and nxt not in back:
-                    back.add(nxt)
-                    queue.append(nxt)
-        return back
+        back = neighbours[end] & seen
+        stack = list(back)
+        while stack:
+            new = (neighbours[stack.pop()] & seen) - back
+            if new:
+                back |= new
+                stack.extend(new)
+        return set(back)

@@ -156,6 +156,7 @@ def _build_tables(key: _VariantKey) -> _Tables:
         for text in (p.abbr, p.name, *p.aliases):
             _add(compact, _norm(text).replace(" ", ""), p.abbr)
         codes.update({c.casefold(): c for c in p.coasts})
+    codes = {**{f"{d.casefold()}c": f"{d}C" for d in DIRECTION_NAMES}, **codes}
     powers: dict[str, set[str]] = {}
     power_loose: set[tuple[str, str]] = set()
     for pw in variant.powers.values():
@@ -344,14 +345,16 @@ class _Parser:
             hit = self.exact(words)
             if len(hit) > 1:
                 raise self.ambiguous(words, hit)
-            if hit and self.stray(end):  # 'Mid Atlantc Ocean': MAO misspelt, not 'Mid' + junk
+            if not hit:
+                continue
+            if self.stray(end):  # 'Mid Atlantc Ocean' is MAO misspelt, not 'Mid' and junk
                 for words2, end2 in reversed([(w, e) for w, e in loose if e > end]):
                     found = _loose_match(" ".join(w.key for w in words2), self.t.loose, False)
                     if len(found) == 1:
                         hit, end = frozenset(found), end2
                         break
-                self.pos = end
-                return next(iter(hit))
+            self.pos = end
+            return next(iter(hit))
         if not loose:
             raise self.missing(what)
         for words, end in reversed(loose):

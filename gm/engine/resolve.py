@@ -76,6 +76,7 @@ class Movement:
         self.convoyed: set[int] = set()  # moves that go by convoy
         self.route: dict[int, set[str]] = {}  # convoyed move -> fleets on a possible route
         self._sea_fleets: set[str] | None = None
+        self._sea_routes: dict[tuple[str, str], set[str]] = {}
         self._assign()
         self._validate()
 
@@ -145,7 +146,7 @@ class Movement:
             dest = order.dest  # type: ignore[attr-defined]
             # The common cases first: a plain move to a neighbouring space.
             if unit.type is ARMY:
-                if dest in army_adj.get(prov, ()) and not offers and not order.via_convoy and (  # type: ignore[attr-defined]
+                if dest in army_adj.get(prov, ()) and not order.via_convoy and (prov, dest) not in offers and (  # type: ignore[attr-defined]
                     not blocked or (prov, dest) not in blocked
                 ):
                     dst[i] = dest_loc[i] = dest
@@ -207,9 +208,12 @@ class Movement:
     def _sea_route(self, src: str, dest: str) -> set[str]:
         """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
         if self._sea_fleets is None:
-            is_sea = self.map.is_sea
-            self._sea_fleets = {p for p, u in self.units.items() if u.type is FLEET and is_sea(p)}
-        return self.map.convoy_route_fleets(src, dest, self._sea_fleets)
+            seas = self.map.seas
+            self._sea_fleets = {p for p, u in self.units.items() if u.type is FLEET and p in seas}
+        route = self._sea_routes.get((src, dest))
+        if route is None:
+            route = self._sea_routes[(src, dest)] = self.map.convoy_route_fleets(src, dest, self._sea_fleets)
+        return route
 
     def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
         if fleet.type is not FLEET:
@@ -382,7 +386,10 @@ class Movement:
         """Does the convoyed move i still have a chain of undislodged convoying fleets?"""
         if i in self.paradox:
             return False
-        fleets = {f for f in self.route[i] if self.resolve(self.convoy_of_fleet[f])}
+        route = self.route[i]
+        fleets = {f for f in route if self.resolve(self.convoy_of_fleet[f])}
+        if len(fleets) == len(route):
+            return True  # the route was built from fleets that form a chain
         return bool(fleets) and self.map.sea_path_exists(self.src[i], self.dst[i], fleets)  # type: ignore[arg-type]
 
     def dislodged_by_move(self, prov: str) -> bool:
