@@ -1,0 +1,94 @@
+"""The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a short game."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from gm import __version__
+
+
+def _adjudicate(args: argparse.Namespace) -> int:
+    from gm.casefile import CaseFileError, check, read_cases, run_case, select_cases, text_report, to_json
+
+    try:
+        cases = read_cases(args.file)
+    except (OSError, CaseFileError) as e:
+        print(f"gm adjudicate: {e}", file=sys.stderr)
+        return 2
+    chosen = select_cases(cases, args.case)
+    if not chosen:
+        wanted = ", ".join(args.case or [])
+        print(f"gm adjudicate: no case {wanted} in {args.file}" if wanted else f"gm adjudicate: {args.file} has no cases", file=sys.stderr)
+        return 2
+    passed = failed = 0
+    for case in chosen:
+        try:
+            run = run_case(case)
+        except CaseFileError as e:
+            print(f"gm adjudicate: {e}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(to_json(run), ensure_ascii=False))
+        elif not args.check:
+            print(text_report(run))
+            print()
+        if args.check:
+            problems = check(run)
+            if problems:
+                failed += 1
+                stream = sys.stderr if args.json else sys.stdout
+                print(f"FAIL {case.id}: " + "; ".join(problems), file=stream)
+            else:
+                passed += 1
+        elif run.error is not None:
+            failed += 1
+    if args.check:
+        stream = sys.stderr if args.json else sys.stdout
+        print(f"{passed} passed, {failed} failed", file=stream)
+    return 1 if failed else 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from gm.demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gm", description="A play-by-email game master for Diplomacy.")
+    parser.add_argument("--version", action="version", version=f"gm {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    adj = sub.add_parser(
+        "adjudicate",
+        help="run the cases of a DATC-format case file through the adjudicator",
+        description="Run the cases of a DATC-format case file (the jDip/godip format, see docs/datc.md).",
+    )
+    adj.add_argument("file", metavar="FILE", help="the case file")
+    adj.add_argument("--case", action="append", metavar="ID", help="run only this case (may be repeated; '6.J.9' includes its parts)")
+    adj.add_argument("--json", action="store_true", help="print one JSON object per case per line")
+    adj.add_argument(
+        "--check",
+        action="store_true",
+        help="compare the results with POSTSTATE/POSTSTATE_DISLODGED; exit 1 if any case differs",
+    )
+    adj.set_defaults(func=_adjudicate)
+
+    demo = sub.add_parser("demo", help="play a short scripted game on the standard map")
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
