@@ -412,14 +412,15 @@ class Movement:
         if i in self.convoyed and not self.path(i):
             return 0
         dest = self.dst[i]
+        supports = self.move_supports[i]
         defender = self.units.get(dest)  # type: ignore[arg-type]
         if defender is not None:
             j = self.move_from.get(dest)  # type: ignore[arg-type]
             if j is None or self.opponent.get(i) == j or not self.resolve(j):
                 if defender.power == self.orders[i].power:
                     return 0
-                return 1 + self._support_count(self.move_supports[i], defender.power)
-        return 1 + self._support_count(self.move_supports[i])
+                return 1 + self._support_count(supports, defender.power) if supports else 1
+        return 1 + self._support_count(supports) if supports else 1
 
     def hold_strength(self, prov: str) -> int:
         if prov not in self.units:
@@ -436,7 +437,8 @@ class Movement:
         k = self.opponent.get(j)
         if k is not None and self.resolve(k):
             return 0
-        return 1 + self._support_count(self.move_supports[j])
+        supports = self.move_supports[j]
+        return 1 + self._support_count(supports) if supports else 1
 
     def _decide_move(self, i: int) -> bool:
         attack = self.attack_strength(i)
