@@ -9,10 +9,11 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 
-from gm.engine.model import GameState, PhaseKind, UnitType
+from gm.engine.model import GameState, PhaseKind, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
 from gm.engine.variant import Variant
@@ -43,12 +44,13 @@ DISBAND = frozenset({"d", "disband", "disbands"})
 REMOVE = frozenset({"remove", "removes"})
 BUILD = frozenset({"b", "build", "builds"})
 WAIVE = frozenset({"w", "waive", "waives"})
+TO, OPEN, CLOSE = frozenset({"to"}), frozenset({"("}), frozenset({")"})
 KEYWORDS = HOLD | MOVE | SUPPORT | CONVOY | VIA | RETREAT | DISBAND | REMOVE | BUILD | WAIVE
 # Long keywords a misspelt word may be suggested as.
 SUGGEST = sorted(k for k in KEYWORDS | set(TYPES) if len(k) >= 4)
-DIRECTIONS = {"n": "N", "north": "N", "s": "S", "south": "S", "e": "E", "east": "E",
-              "w": "W", "west": "W"}
 DIRECTION_NAMES = {"N": "north", "S": "south", "E": "east", "W": "west"}
+DIRECTIONS = {w: d for d, name in DIRECTION_NAMES.items() for w in (name, name[0])}  # 'n' -> 'N'
+NOT_STRAY = KEYWORDS | TYPES.keys() | DIRECTIONS.keys() | {"coast"}  # words after a province
 FUZZY_CUTOFF = 0.8  # difflib ratio a misspelling must reach
 FUZZY_TIE = 0.04  # candidates this close to the best are all taken as meant
 
@@ -57,11 +59,9 @@ WHEN = {"hold": "a movement phase", "support": "a movement phase", "convoy": "a 
         "move": "a movement or retreat phase", "retreat": "a retreat phase",
         "disband": "a retreat or adjustment phase", "remove": "a retreat or adjustment phase",
         "build": "an adjustment phase", "waive": "an adjustment phase"}
-ACCEPTS = {
-    PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
-    PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
-    PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"},
-}
+ACCEPTS = {PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
+           PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
+           PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +105,12 @@ def _one_of(names: list[str]) -> str:
 class _Tables:
     abbrs: dict[str, frozenset[str]]  # folded abbreviation -> provinces
     names: dict[str, frozenset[str]]  # folded name or alias -> provinces
-    compact: dict[str, frozenset[str]]  # the same without spaces: 'stpetersburg'
+    compact: dict[str, frozenset[str]]  # any of those without spaces: 'stpetersburg'
     loose: tuple[tuple[str, str], ...]  # (key, province) for prefix and misspelling matches
-    max_words: int
-    coast_codes: dict[str, str]  # 'nc' -> 'NC', every coast code of the map
+    max_words: int  # the most words a name has
+    coast_codes: dict[str, str]  # 'nc' -> 'NC'
     display: dict[str, str]  # province -> name
-    powers: dict[str, str]  # folded name, adjective or alias -> power
+    powers: dict[str, frozenset[str]]  # folded name, adjective or alias -> powers
     power_loose: tuple[tuple[str, str], ...]
 
 
@@ -133,9 +133,8 @@ def _tables(variant: Variant) -> _Tables:
     return _build_tables(_VariantKey(variant))
 
 
-def _add(table: dict[str, set[str]], key: str, value: str) -> None:
-    if key:
-        table.setdefault(key, set()).add(value)
+def _freeze(table: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    return {k: frozenset(v) for k, v in table.items()}
 
 
 @cache
@@ -144,44 +143,28 @@ def _build_tables(key: _VariantKey) -> _Tables:
     abbrs: dict[str, set[str]] = {}
     names: dict[str, set[str]] = {}
     compact: dict[str, set[str]] = {}
-    loose: set[tuple[str, str]] = set()
-    codes: dict[str, str] = {}
-    for p in variant.map.provinces.values():
-        _add(abbrs, _norm(p.abbr), p.abbr)
-        for text in (p.name, *p.aliases):
-            k = _norm(text)
-            _add(names, k, p.abbr)
-            if len(k) >= 4:
-                loose.add((k, p.abbr))
-        for text in (p.abbr, p.name, *p.aliases):
-            _add(compact, _norm(text).replace(" ", ""), p.abbr)
-        codes.update({c.casefold(): c for c in p.coasts})
-    codes = {**{f"{d.casefold()}c": f"{d}C" for d in DIRECTION_NAMES}, **codes}
     powers: dict[str, set[str]] = {}
-    power_loose: set[tuple[str, str]] = set()
+    codes = {f"{d.casefold()}c": f"{d}C" for d in DIRECTION_NAMES}
+    for p in variant.map.provinces.values():
+        abbrs.setdefault(_norm(p.abbr), set()).add(p.abbr)
+        for text in (p.name, *p.aliases):
+            names.setdefault(_norm(text), set()).add(p.abbr)
+        for text in (p.abbr, p.name, *p.aliases):
+            compact.setdefault(_norm(text).replace(" ", ""), set()).add(p.abbr)
+        codes.update({c.casefold(): c for c in p.coasts})
     for pw in variant.powers.values():
-        for text in (pw.name, pw.adjective, *pw.aliases):
-            k = _norm(text)
-            _add(powers, k, pw.name)
-            _add(powers, k.replace(" ", ""), pw.name)
-            if len(k) >= 3:
-                power_loose.add((k, pw.name))
-    every = [*abbrs, *names]
+        for text in filter(None, (pw.name, pw.adjective, *pw.aliases)):
+            powers.setdefault(_norm(text), set()).add(pw.name)
+            powers.setdefault(_norm(text).replace(" ", ""), set()).add(pw.name)
     return _Tables(
-        abbrs=_frozen(abbrs),
-        names=_frozen(names),
-        compact=_frozen(compact),
-        loose=tuple(sorted(loose)),
-        max_words=max((k.count(" ") + 1 for k in every), default=1),
+        _freeze(abbrs), _freeze(names), _freeze(compact),
+        loose=tuple(sorted((k, p) for k, ps in names.items() if len(k) >= 4 for p in ps)),
+        max_words=max((k.count(" ") + 1 for k in [*abbrs, *names]), default=1),
         coast_codes=codes,
         display={p.abbr: p.name for p in variant.map.provinces.values()},
-        powers={k: next(iter(v)) for k, v in powers.items() if len(v) == 1},
-        power_loose=tuple(sorted(power_loose)),
+        powers=_freeze(powers),
+        power_loose=tuple(sorted((k, p) for k, ps in powers.items() if len(k) >= 3 for p in ps)),
     )
-
-
-def _frozen(table: dict[str, set[str]]) -> dict[str, frozenset[str]]:
-    return {k: frozenset(v) for k, v in table.items()}
 
 
 def _loose_match(key: str, pairs: tuple[tuple[str, str], ...], prefix: bool = True) -> set[str]:
@@ -192,7 +175,12 @@ def _loose_match(key: str, pairs: tuple[tuple[str, str], ...], prefix: bool = Tr
             return starts
     if len(key) < 4:
         return set()
-    scores = [(difflib.SequenceMatcher(None, key, k).ratio(), v) for k, v in pairs]
+    matcher, floor, scores = difflib.SequenceMatcher(), FUZZY_CUTOFF - FUZZY_TIE, []
+    matcher.set_seq2(key)
+    for k, v in pairs:
+        matcher.set_seq1(k)
+        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
+            scores.append((matcher.ratio(), v))
     best = max((s for s, _ in scores), default=0.0)
     if best < FUZZY_CUTOFF:
         return set()
@@ -203,11 +191,9 @@ def resolve_power(variant: Variant, text: str) -> str | None:
     """'england', 'ENGLAND', 'English', an alias or a clear misspelling -> 'England'."""
     t = _tables(variant)
     key = _norm(text)
-    hit = t.powers.get(key) or t.powers.get(key.replace(" ", ""))
-    if hit or not key:
-        return hit
-    found = _loose_match(key, t.power_loose)
-    return found.pop() if len(found) == 1 else None
+    found = t.powers.get(key) or t.powers.get(key.replace(" ", "")) or (
+        _loose_match(key, t.power_loose) if key else set())
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def resolve_location(variant: Variant, text: str) -> str | None:
@@ -284,7 +270,7 @@ class _Parser:
 
     def unexpected(self) -> _Fail:
         tok = self.toks[self.pos]
-        if not tok.is_word or tok.key in KEYWORDS or tok.key in TYPES or self.province_at():
+        if not tok.is_word or tok.key in KEYWORDS or tok.key in TYPES or self.known(self.pos):
             rest = _render(self.toks[self.pos:])
             return _Fail(f"unexpected {rest!r} after {self.context()!r}")
         msg = f"unknown word {tok.text!r} after {self.context()!r}"
@@ -296,11 +282,11 @@ class _Parser:
             raise self.unexpected()
 
     # names
-    def runs(self, loose: bool) -> list[tuple[list[_Tok], int]]:
+    def runs(self, loose: bool, start: int | None = None) -> list[tuple[list[_Tok], int]]:
         """Runs of words from here, shortest first, as (words, end). A dash may join words."""
         out: list[tuple[list[_Tok], int]] = []
         words: list[_Tok] = []
-        i, toks = self.pos, self.toks
+        i, toks = self.pos if start is None else start, self.toks
         while i < len(toks) and len(words) < self.t.max_words:
             tok = toks[i]
             if tok.key == "-" and words and i + 1 < len(toks) and toks[i + 1].is_word:
@@ -316,13 +302,9 @@ class _Parser:
             out.append((list(words), i))
         return out
 
-    def province_at(self) -> str | None:
-        """The province named exactly at the cursor, or None; does not move."""
-        for words, _ in reversed(self.runs(loose=False)):
-            hit = self.exact(words)
-            if hit and len(hit) == 1:
-                return next(iter(hit))
-        return None
+    def known(self, i: int) -> bool:
+        """Do the words at i name a province exactly?"""
+        return any(self.exact(words) for words, _ in self.runs(False, i))
 
     def exact(self, words: list[_Tok]) -> frozenset[str]:
         key = " ".join(w.key for w in words)
@@ -334,7 +316,7 @@ class _Parser:
             hit = frozenset(h for h in hit if h == words[0].text) or hit
         return hit or frozenset()
 
-    def ambiguous(self, words: list[_Tok], hits: set[str] | frozenset[str]) -> _Fail:
+    def ambiguous(self, words: list[_Tok], hits: Collection[str]) -> _Fail:
         return _Fail(f"{_render(words)!r} could be {_one_of([self.t.display[h] for h in hits])}")
 
     def province(self, what: str) -> str:
@@ -369,15 +351,9 @@ class _Parser:
 
     def stray(self, i: int) -> bool:
         """Is the token at i a word that means nothing here (no keyword, coast or province)?"""
-        if i >= len(self.toks) or not self.toks[i].is_word:
-            return False
-        key = self.toks[i].key
-        if key in KEYWORDS or key in TYPES or key in DIRECTIONS or key in self.t.coast_codes:
-            return False
-        start, self.pos = self.pos, i
-        known = self.province_at() is not None or key == "coast"
-        self.pos = start
-        return not known
+        key = self.toks[i].key if i < len(self.toks) else "-"
+        return (key[0].isalnum() and key not in NOT_STRAY and key not in self.t.coast_codes
+                and not self.known(i))
 
     def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
         """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""
@@ -401,8 +377,9 @@ class _Parser:
             code, j = self.coast_words(i + 1, bare=False)
             if code is None:
                 self.pos += 1
-                raise self.missing("coast") if self.peek() is None else _Fail(
-                    f"unknown coast {self.toks[i + 1].text!r}")
+                if self.peek() is None:
+                    raise self.missing("coast")
+                raise _Fail(f"unknown coast {self.toks[i + 1].text!r}")
         elif key == "(":
             code, j = self.coast_words(i + 1, bare=False)
             if code is None:
@@ -431,22 +408,23 @@ class _Parser:
         return f"{province}/{coast}" if coast else province
 
     def unit_type(self) -> UnitType | None:
-        key = self.peek()
-        if key in TYPES:
-            self.pos += 1
-            return TYPES[key]
-        return None
+        unit_type = TYPES.get(self.peek() or "")
+        self.pos += unit_type is not None
+        return unit_type
 
     def target(self, what: str) -> tuple[UnitType | None, str]:
+        # 'S Russian A Pru - Sil': a nationality before the unit type is ignored (DATC 4.C.5, 4.C.6).
+        if self.peek() in self.t.powers and self.peek(1) in TYPES:
+            self.pos += 1
         unit_type = self.unit_type()
-        return unit_type, self.location(what).split("/")[0]
+        return unit_type, province_of(self.location(what))
 
     def via(self) -> bool:
         start = self.pos
-        paren = self.take(frozenset({"("}))
+        paren = self.take(OPEN)
         if self.take(VIA) and self.take(VIA_CONVOY):
             if paren:
-                self.take(frozenset({")"}))
+                self.take(CLOSE)
             return True
         self.pos = start
         return False
@@ -486,7 +464,7 @@ class _Parser:
                 raw.kind = "remove"
                 return raw
             raw.kind = "move" if key in MOVE else "retreat"
-            self.take(frozenset({"to"}))
+            self.take(TO)
             raw.dest = self.location("destination")
             while self.peek() in MOVE:  # 'A Lon - Nth - Bel': the route of a convoy
                 self.pos += 1
@@ -497,8 +475,9 @@ class _Parser:
             raw.kind = "support"
             raw.target_type, raw.target = self.target("supported unit")
             if self.take(MOVE):
-                self.take(frozenset({"to"}))
-                raw.dest = self.location("destination").split("/")[0]
+                self.take(TO)
+                # The coast stays: a support naming the wrong coast does not match (DATC 6.B.9).
+                raw.dest = self.location("destination")
                 self.via()  # 'S A Lon - Bel via convoy': the supporter need not know how
             else:
                 self.take(HOLD)
@@ -508,16 +487,13 @@ class _Parser:
             raw.target_type, raw.target = self.target("convoyed army")
             if not self.take(MOVE):
                 raise self.missing("destination of the convoyed army")
-            self.take(frozenset({"to"}))
-            raw.dest = self.location("destination").split("/")[0]
+            self.take(TO)
+            raw.dest = province_of(self.location("destination"))
             if raw.target_type is UnitType.FLEET:
                 raise _Fail("only armies can be convoyed")
             return raw
-        if key in DISBAND or key in REMOVE:
-            raw.kind = "disband" if key in DISBAND else "remove"
-            return raw
-        if key in BUILD:
-            raw.kind = "build"
+        if key in DISBAND or key in REMOVE or key in BUILD:
+            raw.kind = "disband" if key in DISBAND else "remove" if key in REMOVE else "build"
             return raw
         self.pos -= 1
         raise self.unexpected()
