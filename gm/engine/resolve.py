@@ -59,6 +59,13 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
 class Movement:
     """One movement phase being resolved."""
 
+    __slots__ = (
+        "variant", "map", "state", "units", "orders", "void", "order_of", "given", "dst", "dest_loc",
+        "convoyed", "route", "_sea_fleets", "_sea_routes", "offers", "src", "move_from", "moves_to",
+        "move_supports", "convoys", "convoy_of_fleet", "convoy_set", "hold_supports", "supports",
+        "opponent", "resolved", "guess", "deps", "paradox",
+    )
+
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
         self.variant = variant
         self.map = variant.map
@@ -171,7 +178,7 @@ class Movement:
             else:
                 moves_to[d] = [i]
         self.src, self.move_from, self.moves_to, self.move_supports = src, move_from, moves_to, move_supports
-        self.convoys: list[int] = []
+        self.convoys = []
         for prov, i in convoys:
             if self.void[i] is None:
                 order = orders[i]
@@ -223,6 +230,9 @@ class Movement:
         army = self.units.get(order.target)
         if army is None or army.type is not ARMY:
             return f"there is no army in {order.target} to convoy"
+        near = self.map.sea_neighbours.get(fleet.province, ())
+        if order.target in near and order.dest in near:
+            return ""  # a one-fleet convoy: the common case, no route search needed
         if order.dest not in self.map.provinces or fleet.province not in self._sea_route(order.target, order.dest):
             # An impossible convoy shows no intent to convoy (DATC 6.G.7).
             return f"{fleet} cannot be part of any convoy route from {order.target} to {order.dest}"
@@ -248,7 +258,10 @@ class Movement:
         self.dest_loc[i] = self.dst[i] = dest_prov
         adjacent = dest_prov in game_map.army.get(src, ())
         offers = self.offers.get((src, dest_prov), ())
-        route = game_map.convoy_route_fleets(src, dest_prov, set(offers)) if offers else set()
+        if len(offers) == 1 and src in game_map.sea_neighbours[offers[0]] and dest_prov in game_map.sea_neighbours[offers[0]]:
+            route = set(offers)  # a one-fleet convoy
+        else:
+            route = game_map.convoy_route_fleets(src, dest_prov, set(offers)) if offers else set()
         if adjacent:
             # DATC 4.A.3: between adjacent provinces an army goes by convoy only when its power
             # says so, with "via convoy" or a convoy order of its own (DATC 6.G.6).
@@ -546,7 +559,8 @@ def resolve_movement(
     variant: Variant, state: GameState, orders: Sequence[Order]
 ) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
     """Resolve a movement phase: results, units after, dislodged units (without retreats yet) and
-    the provinces left empty by a standoff."""
+    the provinces left empty by a standoff (which matter only to retreats, so they are worked out
+    only when a unit was dislodged)."""
     movement = Movement(variant, state, orders)
     results, after, dislodged = movement.outcome_report()
-    return results, after, dislodged, movement.contested(after)
+    return results, after, dislodged, movement.contested(after) if dislodged else frozenset()
