@@ -39,6 +39,7 @@ def resolve_adjustments(
     used: dict[str, int] = {}
     removed_for: dict[str, int] = {}
     sites = {p: variant.rules.build_sites(variant, state, p) for p in counts if counts[p] > 0}
+    name = variant.map.name
     for order in orders:
         power = order.power
         due = counts.get(power, 0)
@@ -63,9 +64,9 @@ def resolve_adjustments(
             if due >= 0:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no units to remove this winter"))
             elif unit is None or unit.power != power or order.province not in state.units:
-                results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {order.province} to remove"))
+                results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {name(order.province)} to remove"))
             elif order.unit_type is not None and order.unit_type is not unit.type:
-                results.append(OrderResult(order, Result.VOID, f"the unit in {order.province} is {unit}"))
+                results.append(OrderResult(order, Result.VOID, f"the unit in {name(order.province)} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}"))
             elif removed_for.get(power, 0) >= -due:
                 results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"))
             else:
@@ -86,24 +87,25 @@ def resolve_adjustments(
 
 def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sites: set[str], order: Build) -> str:
     prov = order.province
+    name = variant.map.name(prov)
     if prov not in variant.map.provinces:
         return f"{prov} is not a province"
     if order.unit_type is None:
         return "say whether to build an army or a fleet"
     if prov not in sites:
         if not variant.map.provinces[prov].supply_centre:
-            return f"{prov} is not a supply centre"
-        return f"{order.power} cannot build in {prov}"
+            return f"{name} is not a supply centre"
+        return f"{order.power} cannot build in {name}"
     if prov in units:
-        return f"{prov} is not vacant"
+        return f"{name} is not vacant"
     terrain = variant.map.provinces[prov].terrain
     if order.unit_type is UnitType.ARMY:
-        return "" if terrain in (Terrain.LAND, Terrain.COAST) else f"an army cannot stand in {prov}"
+        return "" if terrain in (Terrain.LAND, Terrain.COAST) else f"an army cannot stand in {name}"
     locations = variant.map.fleet_locations(prov)
     if not locations:
-        return f"a fleet cannot be built in {prov}: it has no coast"
+        return f"a fleet cannot be built in {name}: it has no coast"
     if order.location not in locations:
-        return f"name the coast of {prov} to build the fleet on" if order.location == prov else f"{order.location} is no coast of {prov}"
+        return f"name the coast of {name} to build the fleet on" if order.location == prov else f"{variant.map.name(order.location)} is no coast of {name}"
     return ""
 
 

@@ -9,6 +9,9 @@ from enum import Enum
 from gm.engine.model import province_of
 
 
+COAST_NAMES = {"NC": "north coast", "SC": "south coast", "EC": "east coast", "WC": "west coast"}
+
+
 class Terrain(str, Enum):
     LAND = "land"
     COAST = "coast"
@@ -55,6 +58,14 @@ class GameMap:
     @cached_property
     def seas(self) -> frozenset[str]:
         return frozenset(p for p, prov in self.provinces.items() if prov.terrain is Terrain.SEA)
+
+    def name(self, location: str) -> str:
+        """What players read: 'Munich', 'St Petersburg (south coast)'; unknown text as given."""
+        prov, _, coast = location.partition("/")
+        p = self.provinces.get(prov)
+        if p is None:
+            return location
+        return f"{p.name} ({COAST_NAMES.get(coast, coast)})" if coast else p.name
 
     def is_sea(self, province: str) -> bool:
         return self.provinces[province].terrain is Terrain.SEA

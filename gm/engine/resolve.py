@@ -24,16 +24,17 @@ ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 R_SUCCEEDS, R_FAILS, R_VOID, R_CUT = Result.SUCCEEDS, Result.FAILS, Result.VOID, Result.CUT
 
 
-def unit_for(state: GameState, order: Order) -> tuple[Unit | None, str]:
+def unit_for(game_map: GameMap, state: GameState, order: Order) -> tuple[Unit | None, str]:
     """The unit an order is for, or None and why the order names no unit of its power."""
     prov = order.province
     unit = state.units.get(prov)
+    where = game_map.name(prov)
     if unit is None:
-        return None, f"there is no unit in {prov}"
+        return None, f"there is no unit in {where}"
     if unit.power != order.power:
-        return None, f"the unit in {prov} belongs to {unit.power}"
+        return None, f"the unit in {where} belongs to {unit.power}"
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return None, f"the unit in {prov} is {'an army' if unit.type is ARMY else 'a fleet'}"
+        return None, f"the unit in {where} is {'an army' if unit.type is ARMY else 'a fleet'}"
     return unit, ""
 
 
@@ -42,18 +43,19 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
     dest_prov = province_of(dest)
     if dest_prov not in game_map.provinces:
         return None, f"{dest_prov} is not a province"
+    name = game_map.name
     reachable = game_map.fleet_coasts_to(unit.location, dest_prov)
     if dest != dest_prov:  # a coast was named
         if dest in reachable:
             return dest, ""
         if not game_map.provinces[dest_prov].coasts and dest_prov in reachable:
             return dest_prov, ""  # a coast named on a province that has only one
-        return None, f"no fleet can reach {dest} from {unit.location}"
+        return None, f"no fleet can reach {name(dest)} from {name(unit.location)}"
     if len(reachable) == 1:
         return reachable[0], ""
     if len(reachable) > 1:
-        return None, f"name the coast of {dest_prov} the fleet should move to"
-    return None, f"no fleet can reach {dest_prov} from {unit.location}"
+        return None, f"name the coast of {name(dest_prov)} the fleet should move to"
+    return None, f"no fleet can reach {name(dest_prov)} from {name(unit.location)}"
 
 
 class Movement:
@@ -111,7 +113,7 @@ class Movement:
                 or unit.power != order.power
                 or (order.unit_type is not None and order.unit_type is not unit.type)
             ):
-                self._void(i, unit_for(self.state, order)[1])
+                self._void(i, unit_for(self.map, self.state, order)[1])
                 continue
             earlier = order_of.get(prov)
             if earlier is not None:
@@ -184,7 +186,7 @@ class Movement:
                 order = orders[i]
                 j = order_of.get(order.target)  # type: ignore[attr-defined]
                 if j is None or j not in self.convoyed or dst[j] != order.dest:  # type: ignore[attr-defined]
-                    self._void(i, f"the army in {order.target} is not moving to {order.dest} by convoy")  # type: ignore[attr-defined]
+                    self._void(i, f"the army in {self.map.name(order.target)} is not moving to {self.map.name(order.dest)} by convoy")  # type: ignore[attr-defined]
                 else:
                     self.convoys.append(i)
         self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
@@ -226,16 +228,16 @@ class Movement:
         if fleet.type is not FLEET:
             return "only fleets convoy"
         if self.map.provinces[fleet.province].terrain is not Terrain.SEA:
-            return f"a fleet in {fleet.province} cannot convoy: it is not at sea"
+            return f"a fleet in {self.map.name(fleet.province)} cannot convoy: it is not at sea"
         army = self.units.get(order.target)
         if army is None or army.type is not ARMY:
-            return f"there is no army in {order.target} to convoy"
+            return f"there is no army in {self.map.name(order.target)} to convoy"
         near = self.map.sea_neighbours.get(fleet.province, ())
         if order.target in near and order.dest in near:
             return ""  # a one-fleet convoy: the common case, no route search needed
         if order.dest not in self.map.provinces or fleet.province not in self._sea_route(order.target, order.dest):
             # An impossible convoy shows no intent to convoy (DATC 6.G.7).
-            return f"{fleet} cannot be part of any convoy route from {order.target} to {order.dest}"
+            return f"the fleet in {self.map.name(fleet.location)} cannot be part of any convoy route from {self.map.name(order.target)} to {self.map.name(order.dest)}"
         return ""
 
     def _check_move(self, i: int, unit: Unit, order: Move, blocked: frozenset) -> str:
@@ -246,8 +248,9 @@ class Movement:
             return f"{dest_prov} is not a province"
         if dest_prov == src:
             return "a unit cannot move to the province it is in"
+        name = game_map.name
         if (src, dest_prov) in blocked:
-            return f"the way from {src} to {dest_prov} is blocked"
+            return f"the way from {name(src)} to {name(dest_prov)} is blocked"
         if unit.type is FLEET:
             loc, why = fleet_destination(game_map, unit, order.dest)
             if loc is None:
@@ -276,11 +279,11 @@ class Movement:
             return ""
         self.dest_loc[i] = self.dst[i] = None
         if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in game_map.army:
-            return f"no army can reach {dest_prov} from {src}"
+            return f"no army can reach {name(dest_prov)} from {name(src)}"
         if self._sea_route(src, dest_prov):
-            return f"no army can reach {dest_prov} from {src} {NO_CONVOY}"
+            return f"no army can reach {name(dest_prov)} from {name(src)} {NO_CONVOY}"
         # Not even the fleets now at sea could carry it: an impossible order, a hold (DATC 6.D.32).
-        return f"no army can reach {dest_prov} from {src}: no fleets stand where they could convoy it"
+        return f"no army can reach {name(dest_prov)} from {name(src)}: no fleets stand where they could convoy it"
 
     def _reaches(self, unit: Unit, prov: str) -> bool:
         if unit.type is ARMY:
@@ -289,28 +292,29 @@ class Movement:
 
     def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:
         target = order.target
+        name = self.map.name
         if target not in self.units:
-            return f"there is no unit in {target} to support"
+            return f"there is no unit in {name(target)} to support"
         if target == unit.province:
             return "a unit cannot support itself"
         moving = type(self.given.get(target)) is Move
         if type(order) is SupportHold:
             if moving:
-                return f"the unit in {target} is moving, not holding"
+                return f"the unit in {name(target)} is moving, not holding"
             if not self._reaches(unit, target):
-                return f"{unit} cannot reach {target}, so it cannot support a unit there"
+                return f"the {'army' if unit.type is ARMY else 'fleet'} in {name(unit.location)} cannot reach {name(target)}, so it cannot support a unit there"
             return ""
         dest = order.dest
         dest_prov = province_of(dest)
         j = self.order_of.get(target)
         if j is None or not moving or self.dst[j] != dest_prov:
-            return f"the unit in {target} is not moving to {dest}"
+            return f"the unit in {name(target)} is not moving to {name(dest)}"
         if dest != dest_prov and self.dest_loc[j] != dest:
-            return f"the unit in {target} is moving to {self.dest_loc[j]}, not {dest}"
+            return f"the unit in {name(target)} is moving to {name(self.dest_loc[j])}, not {name(dest)}"
         if dest_prov == unit.province:
             return "a unit cannot support a move into its own province"
         if not self._reaches(unit, dest_prov):
-            return f"{unit} cannot reach {dest_prov}, so it cannot support a move there"
+            return f"the {'army' if unit.type is ARMY else 'fleet'} in {name(unit.location)} cannot reach {name(dest_prov)}, so it cannot support a move there"
         return ""
 
     # ----------------------------------------------------------------- resolution
@@ -544,15 +548,15 @@ class Movement:
         if i in self.convoyed and not self.path(i):
             return "the convoy was disrupted"
         if i in self.opponent:
-            return f"lost the head-to-head battle with the unit in {self.dst[i]}"
-        return f"bounced in {self.dst[i]}"
+            return f"lost the head-to-head battle with the unit in {self.map.name(self.dst[i])}"
+        return f"bounced in {self.map.name(self.dst[i])}"
 
     def _support_failure(self, i: int) -> str:
         prov = self.orders[i].province
         if self.dislodged_by_move(prov):
             return "the supporting unit was dislodged"
         attackers = [self.src[j] for j in self.moves_to.get(prov, ()) if self.orders[j].power != self.orders[i].power]
-        return f"cut by the attack from {', '.join(sorted(attackers))}"
+        return f"cut by the attack from {', '.join(sorted(map(self.map.name, attackers)))}"
 
 
 def resolve_movement(

@@ -38,16 +38,17 @@ def resolve_retreats(
     """Results, the units after the retreats, and the units disbanded."""
     results: list[OrderResult | None] = [None] * len(orders)
     chosen: dict[str, int] = {}  # dislodged province -> index of its order
+    name = variant.map.name
     for i, order in enumerate(orders):
         d = state.dislodged.get(order.province)
         if not isinstance(order, (Retreat, Disband)):
             results[i] = OrderResult(order, Result.VOID, "only retreat and disband orders are given in a retreat phase")
         elif d is None:
-            results[i] = OrderResult(order, Result.VOID, f"there is no dislodged unit in {order.province}")
+            results[i] = OrderResult(order, Result.VOID, f"there is no dislodged unit in {name(order.province)}")
         elif d.unit.power != order.power:
-            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {order.province} belongs to {d.unit.power}")
+            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} belongs to {d.unit.power}")
         elif order.unit_type is not None and order.unit_type is not d.unit.type:
-            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {order.province} is {d.unit}")
+            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} is {'an army' if d.unit.type is UnitType.ARMY else 'a fleet'}")
         else:
             if order.province in chosen:
                 k = chosen[order.province]
@@ -67,7 +68,7 @@ def resolve_retreats(
             if len(matches) == 1 and (dest == province_of(dest) or not variant.map.provinces[province_of(dest)].coasts):
                 dest = matches[0]
             else:
-                results[i] = OrderResult(order, Result.VOID, f"{state.dislodged[prov].unit} cannot retreat to {order.dest}")
+                results[i] = OrderResult(order, Result.VOID, f"the unit dislodged from {name(prov)} cannot retreat to {name(order.dest)}")
                 continue
         dest_of[i] = dest
         targets.setdefault(province_of(dest), []).append(i)
@@ -75,7 +76,7 @@ def resolve_retreats(
     for prov, idx in targets.items():
         if len(idx) > 1:
             for i in idx:
-                results[i] = OrderResult(orders[i], Result.FAILS, f"bounced in {prov}: the unit is disbanded")
+                results[i] = OrderResult(orders[i], Result.FAILS, f"bounced in {name(prov)}: the unit is disbanded")
         else:
             i = idx[0]
             unit = state.dislodged[orders[i].province].unit

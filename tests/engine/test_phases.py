@@ -112,20 +112,20 @@ def test_builds_only_in_vacant_owned_home_centres(std):
     ]
     adj = adjudicate(std, state, orders)
     assert [r.result for r in adj.results] == [Result.VOID, Result.VOID, Result.SUCCEEDS, Result.SUCCEEDS, Result.VOID]
-    assert adj.results[0].reason == "MUN is not vacant"
-    assert adj.results[1].reason == "Germany cannot build in HOL"
+    assert adj.results[0].reason == "Munich is not vacant"
+    assert adj.results[1].reason == "Germany cannot build in Holland"
     assert adj.state.phase == Phase(1902, Season.SPRING, PhaseKind.MOVEMENT)
 
 
 def test_fleet_build_on_a_split_coast_needs_the_coast(std):
     state = position(std, "Winter", "Adjustment", [])
     assert adjudicate(std, state, [Build("Russia", F, "STP")]).results[0].reason == (
-        "name the coast of STP to build the fleet on"
+        "name the coast of St Petersburg to build the fleet on"
     )
     adj = adjudicate(std, state, [Build("Russia", F, "STP/NC")])
     assert adj.state.units["STP"] == Unit("Russia", F, "STP/NC")
     assert adjudicate(std, state, [Build("Russia", F, "MOS")]).results[0].reason == (
-        "a fleet cannot be built in MOS: it has no coast"
+        "a fleet cannot be built in Moscow: it has no coast"
     )
 
 
@@ -184,12 +184,12 @@ def test_nonsense_orders_are_void_not_errors(std):
 
 def test_check_order_explains_illegal_moves(std):
     state = std.initial_state()
-    assert check_order(std, state, Move("England", F, "LON", "BEL")) == "no fleet can reach BEL from LON"
-    assert check_order(std, state, Move("England", A, "LVP", "IRI")) == "no army can reach IRI from LVP"
+    assert check_order(std, state, Move("England", F, "LON", "BEL")) == "no fleet can reach Belgium from London"
+    assert check_order(std, state, Move("England", A, "LVP", "IRI")) == "no army can reach Irish Sea from Liverpool"
     assert check_order(std, state, Move("Germany", A, "MUN", "BUR")) is None
     # A convoyed move needs partners: legal on its own when fleets stand where they could carry it.
     assert check_order(std, state, Move("England", A, "LVP", "NWY")) == (
-        "no army can reach NWY from LVP: no fleets stand where they could convoy it"
+        "no army can reach Norway from Liverpool: no fleets stand where they could convoy it"
     )
     at_sea = position(std, "Spring", "Movement", [Unit("England", A, "YOR"), Unit("England", F, "NTH")])
     assert check_order(std, at_sea, Move("England", A, "YOR", "NWY")) is None
