@@ -32,15 +32,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
+from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import Convoy, Move, Order
+from gm.engine.parse import parse_order, resolve_location, resolve_power
+from gm.engine.retreat import retreat_options
 from gm.engine.variant import Variant
 from gm.variants import VariantError, canonical_name, load_variant
 
-if TYPE_CHECKING:
-    from gm.engine.adjudicator import Adjudication
 
 SECTIONS = (
     "PRESTATE_SETPHASE",
@@ -247,7 +248,6 @@ class _Reader:
         return Phase(year, season, kind)
 
     def power_and_rest(self, variant: Variant, line: str) -> tuple[str, str]:
-        from gm.engine.parse import resolve_power
 
         head, colon, rest = line.partition(":")
         if not colon:  # tolerate 'Italy F gol'
@@ -259,7 +259,6 @@ class _Reader:
         return power, rest.strip()
 
     def location(self, variant: Variant, text: str) -> str:
-        from gm.engine.parse import resolve_location
 
         text = text.strip()
         loc = resolve_location(variant, text)
@@ -283,7 +282,6 @@ class _Reader:
         return Unit(power, unit_type, loc)
 
     def section_line(self, case: Case, section: str, line: str) -> None:
-        from gm.engine.parse import parse_order
 
         v = case.variant
         if section == "PRESTATE":
@@ -405,18 +403,11 @@ def build_state(case: Case) -> GameState:
 
 
 def _retreats(variant: Variant, state: GameState, d: Dislodged) -> tuple[str, ...]:
-    """The engine's retreat options for a dislodged unit; () if the engine has no such function."""
-    try:
-        from gm.engine.retreat import retreat_options
-    except ImportError:
-        return ()
-    return tuple(retreat_options(variant, state, state.units, state.contested, d))
+    return retreat_options(variant, state, state.units, state.contested, d)
 
 
 # -------------------------------------------------------------------------------------- running
 def parse_case_orders(case: Case, state: GameState) -> list[OrderEntry]:
-    from gm.engine.parse import parse_order
-
     entries = []
     for power, text in case.orders:
         parsed = parse_order(case.variant, text, power, case.phase.kind, state)
@@ -425,7 +416,6 @@ def parse_case_orders(case: Case, state: GameState) -> list[OrderEntry]:
 
 
 def run_case(case: Case) -> CaseRun:
-    from gm.engine.adjudicator import adjudicate
 
     state = build_state(case)
     entries = parse_case_orders(case, state)

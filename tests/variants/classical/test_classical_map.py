@@ -1,6 +1,6 @@
 """The Classical Mediterranean data (maps/classical/variant.toml) and rule hooks (gm/variants/classical.py).
 
-Rule numbers are those of the rulebook, /work/shared/rules/classical-mediterranean.txt; the
+Rule numbers are those of the rulebook, shared/rules/classical-mediterranean.txt; the
 decisions tested here are explained in maps/classical/README.md.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gm.engine.rules import Rules
 from gm.variants import load_variant, maps_dir
 from gm.variants.classical import VariantRules
 
-REFERENCE = Path("/work/shared/reference/maps/classical-mediterranean")
+REFERENCE = Path(__file__).resolve().parents[4] / "shared" / "reference" / "maps" / "classical-mediterranean"
 
 
 @pytest.fixture(scope="module")
