@@ -6,7 +6,8 @@ A case file is line oriented; `#` starts a comment anywhere. Sections:
     CASE <id> [title]
     PRESTATE_SETPHASE <Season> <year>, <Movement|Retreat|Adjustment>
     PRESTATE_SUPPLYCENTER_OWNERS            <Power>: [A|F] <prov>   (replaces the whole ownership)
-    PRESTATE_HOME_CENTERS                   <Power>: <prov> <prov> ...
+    PRESTATE_HOME_CENTERS                   <Power>: <prov> <prov> ...  (else the variant's, plus what its rules derive)
+    PRESTATE_CIVIL_DISORDER                 <Power>  (declared in permanent civil disorder before the phase)
     PRESTATE                                <Power>: <A|F> <location>
     PRESTATE_DISLODGED                      <Power>: <A|F> <location>
     PRESTATE_RESULTS                        SUCCESS:|FAILURE: <Power>: <order>
@@ -47,6 +48,7 @@ SECTIONS = (
     "PRESTATE_SETPHASE",
     "PRESTATE_SUPPLYCENTER_OWNERS",
     "PRESTATE_HOME_CENTERS",
+    "PRESTATE_CIVIL_DISORDER",
     "PRESTATE_DISLODGED",
     "PRESTATE_RESULTS",
     "PRESTATE",
@@ -75,6 +77,7 @@ class Case:
     prestate_dislodged: list[Unit] = field(default_factory=list)
     centre_owners: dict[str, str] | None = None  # province -> power, when stated
     home_centres: dict[str, frozenset[str]] | None = None  # power -> provinces, when stated
+    civil_disorder: list[str] = field(default_factory=list)  # powers the GM has declared in permanent civil disorder
     results: list[tuple[bool, Order]] = field(default_factory=list)  # (succeeded, order)
     orders: list[tuple[str, str]] = field(default_factory=list)  # (power, order text) as written
     poststate: list[Unit] | None = None  # None: not stated
@@ -304,6 +307,11 @@ class _Reader:
                 raise self.fail(f"{prov} is no supply centre")
             assert case.centre_owners is not None
             case.centre_owners[prov] = power
+        elif section == "PRESTATE_CIVIL_DISORDER":
+            power = resolve_power(v, line.rstrip(":").strip())
+            if power is None:
+                raise self.fail(f"unknown power {line!r}")
+            case.civil_disorder.append(power)
         elif section == "PRESTATE_HOME_CENTERS":
             power, rest = self.power_and_rest(v, line)
             provs = {province_of(self.location(v, w)) for w in re.split(r"[\s,]+", rest) if w}
@@ -389,6 +397,10 @@ def build_state(case: Case) -> GameState:
     if case.home_centres:
         homes.update(case.home_centres)
     state = GameState(phase=case.phase, units=units, supply_centres=centres, home_centres=homes)
+    if case.home_centres is None:
+        state = v.rules.settle_position(v, state)
+    for power in case.civil_disorder:
+        state = v.rules.declare_civil_disorder(v, state, power)
     if case.phase.kind is not PhaseKind.RETREAT:
         if case.prestate_dislodged:
             raise CaseFileError(f"{case.source}: case {case.id}: PRESTATE_DISLODGED outside a retreat phase")

@@ -25,15 +25,23 @@ class Adjudication:
 
 
 def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> Adjudication:
-    """Resolve the phase `state` is in with the orders given; pure."""
+    """Resolve the phase `state` is in with the orders given; pure.
+
+    `results` holds the results of the unit orders resolved (the minor powers' orders that point
+    allocations decided among them), then those of what was no unit's order (the allocations
+    themselves, which only their owner and the GM may see).
+    """
+    state, unit_orders, side_results = variant.rules.prepare(variant, state, orders)
     kind = state.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        orders = variant.rules.prepare_orders(variant, state, list(orders))
-        results, units, dislodged, contested = resolve_movement(variant, state, orders)
-        dislodged = {
-            p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, state, units, contested, d))
-            for p, d in dislodged.items()
-        }
+        results, units, dislodged, contested = resolve_movement(variant, state, unit_orders)
+        results += side_results
+        if dislodged:
+            after = _next(state, state.phase, units)
+            dislodged = {
+                p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, after, units, contested, d))
+                for p, d in dislodged.items()
+            }
         if any(d.retreats for d in dislodged.values()):
             phase = Phase(state.phase.year, state.phase.season, PhaseKind.RETREAT)
             nxt = _next(state, phase, units, dislodged=dislodged, contested=contested)
@@ -41,11 +49,13 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
         disbanded = [d.unit for _, d in sorted(dislodged.items())]
         return _after_turn(variant, state, results, units, dislodged, disbanded)
     if kind is PhaseKind.RETREAT:
-        results, units, disbanded = resolve_retreats(variant, state, orders)
-        return _after_turn(variant, state, results, units, {}, disbanded)
-    results, units, disbanded = resolve_adjustments(variant, state, orders)
+        results, units, disbanded = resolve_retreats(variant, state, unit_orders)
+        return _after_turn(variant, state, results + side_results, units, {}, disbanded)
+    results, units, disbanded = resolve_adjustments(variant, state, unit_orders)
+    results += side_results
     nxt = _next(state, Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT), units)
-    return Adjudication(state.phase, results, units, {}, nxt, disbanded=disbanded)
+    nxt = variant.rules.after_winter(variant, nxt, results)
+    return Adjudication(state.phase, results, nxt.units, {}, nxt, disbanded=disbanded)
 
 
 def _next(
@@ -86,9 +96,10 @@ def _after_turn(
     for prov, unit in units.items():
         if provinces[prov].supply_centre:
             centres[prov] = unit.power
-    nxt = variant.rules.after_fall(variant, _next(state, state.phase, units, centres))
+    nxt = variant.rules.after_fall(variant, state, _next(state, state.phase, units, centres))
     winner = variant.rules.winner(variant, nxt)
-    if adjustment_counts(variant, nxt):
+    rules = variant.rules
+    if adjustment_counts(variant, nxt) or rules.winter_units(variant, nxt) or rules.winter_pending(variant, nxt):
         phase = Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT)
     else:
         phase = Phase(year + 1, Season.SPRING, PhaseKind.MOVEMENT)

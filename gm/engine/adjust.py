@@ -19,7 +19,10 @@ def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     for unit in state.units.values():
         balance[unit.power] = balance.get(unit.power, 0) - 1
     counts: dict[str, int] = {}
+    is_minor = variant.rules.is_minor
     for power, diff in balance.items():
+        if diff and is_minor(variant, state, power):
+            continue  # minor powers never build or remove: the rules restore their units
         if diff > 0:
             sites = {p for p in variant.rules.build_sites(variant, state, power) if p not in state.units}
             limit = variant.rules.max_builds(variant, state, power)
@@ -35,10 +38,12 @@ def resolve_adjustments(
     """Results, the units after the adjustments, and the units removed by civil disorder."""
     counts = adjustment_counts(variant, state)
     units = dict(state.units)
+    for unit in variant.rules.winter_units(variant, state):
+        units[unit.province] = unit
     results: list[OrderResult] = []
     used: dict[str, int] = {}
     removed_for: dict[str, int] = {}
-    sites = {p: variant.rules.build_sites(variant, state, p) for p in counts if counts[p] > 0}
+    built: dict[str, list[str]] = {}
     name = variant.map.name
     for order in orders:
         power = order.power
@@ -52,10 +57,12 @@ def resolve_adjustments(
                 used[power] = used.get(power, 0) + 1
                 results.append(OrderResult(order, Result.SUCCEEDS))
             else:
-                why = _check_build(variant, state, units, sites[power], order)
+                sites = variant.rules.build_sites(variant, state, power, built.setdefault(power, []))
+                why = _check_build(variant, state, units, sites, order)
                 if why:
                     results.append(OrderResult(order, Result.VOID, why))
                 else:
+                    built[power].append(order.province)
                     used[power] = used.get(power, 0) + 1
                     units[order.province] = Unit(power, order.unit_type, order.location)  # type: ignore[arg-type]
                     results.append(OrderResult(order, Result.SUCCEEDS))

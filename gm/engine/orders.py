@@ -102,3 +102,24 @@ class Waive(Order):
 
 def waive(power: str) -> Waive:
     return Waive(power, None, "")
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation(Order):
+    """Secret points (Diplomacy Points in A&E) that `power` puts behind an order for a minor
+    power's unit. `location` is that unit's; `order` is the order as written (its `power` is the
+    allocating power until the variant's rules make it the minor power's order)."""
+
+    points: int = 1
+    order: Order | None = None
+
+    def __str__(self) -> str:
+        return f"DP {self.points} {self.order}"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareHome(Order):
+    """A power names a centre as its new home centre, where the variant's rules let it choose."""
+
+    def __str__(self) -> str:
+        return f"HOME {self.location}"

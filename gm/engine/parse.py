@@ -16,6 +16,7 @@ from functools import cache
 from gm.engine.model import GameState, PhaseKind, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
+from gm.engine.orders import Allocation, DeclareHome
 from gm.engine.variant import Variant
 
 
@@ -538,6 +539,36 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
     return Move(*head, raw.dest, raw.via_convoy)
 
 
+_ALLOCATION = re.compile(r"\s*(DP|IP)\b\s*:?\s*(\d+)?\s*(?:points?\b|dps?\b)?\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_HOME = re.compile(r"\s*HOME\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def _parse_special(
+    variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind, state: GameState | None
+) -> ParsedOrder:
+    """`DP <n> <order>` (points behind an order for a minor power's unit) and `HOME <province>`."""
+    if match.re is _HOME:
+        if phase_kind is not PhaseKind.ADJUSTMENT:
+            return ParsedOrder(text, None, "a HOME declaration is only accepted in an adjustment phase")
+        location, why = lookup_location(variant, match.group(1))
+        if location is None:
+            return ParsedOrder(text, None, why)
+        return ParsedOrder(text, DeclareHome(power, None, province_of(location)), None)
+    kind, count, rest = match.group(1).upper(), match.group(2), match.group(3)
+    if phase_kind is not PhaseKind.MOVEMENT:
+        return ParsedOrder(text, None, f"{kind} allocations are only accepted in a movement phase")
+    points = int(count) if count else 1
+    if points < 1:
+        return ParsedOrder(text, None, f"an allocation needs at least 1 {kind}")
+    if not rest.strip():
+        return ParsedOrder(text, None, f"missing the order after {kind} {points}")
+    inner = parse_order(variant, rest, power, PhaseKind.MOVEMENT, state)
+    if inner.order is None:
+        return ParsedOrder(text, None, f"in the {kind} allocation: {inner.error}")
+    o = inner.order
+    return ParsedOrder(text, Allocation(power, o.unit_type, o.location, points, o), None)
+
+
 def parse_order(
     variant: Variant, text: str, power: str, phase_kind: PhaseKind, state: GameState | None = None
 ) -> ParsedOrder:
@@ -547,6 +578,9 @@ def parse_order(
     With `state`, an order for a fleet on a split coast gets the coast ('F StP S ...' -> 'STP/SC').
     """
     power = resolve_power(variant, power) or power
+    special = _ALLOCATION.match(text) or _HOME.match(text)
+    if special:
+        return _parse_special(variant, text, special, power, phase_kind, state)
     parser = _Parser(variant, text)
     try:
         raw = parser.order()

@@ -7,7 +7,7 @@ case (a few dozen units, little interaction) fast.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
@@ -65,7 +65,7 @@ class Movement:
         "variant", "map", "state", "units", "orders", "void", "order_of", "given", "dst", "dest_loc",
         "convoyed", "route", "_sea_fleets", "_sea_routes", "offers", "src", "move_from", "moves_to",
         "move_supports", "convoys", "convoy_of_fleet", "convoy_set", "hold_supports", "supports",
-        "opponent", "resolved", "guess", "deps", "paradox",
+        "opponent", "resolved", "guess", "deps", "paradox", "sorties",
     )
 
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
@@ -180,6 +180,9 @@ class Movement:
             else:
                 moves_to[d] = [i]
         self.src, self.move_from, self.moves_to, self.move_supports = src, move_from, moves_to, move_supports
+        stationary = self.variant.rules.stationary_powers(self.variant, self.state)
+        # Moves of units that never leave their space: they always bounce (a sortie).
+        self.sorties = {i for i in src if orders[i].power in stationary} if stationary else set()
         self.convoys = []
         for prov, i in convoys:
             if self.void[i] is None:
@@ -240,7 +243,7 @@ class Movement:
             return f"the fleet in {self.map.name(fleet.location)} cannot be part of any convoy route from {self.map.name(order.target)} to {self.map.name(order.dest)}"
         return ""
 
-    def _check_move(self, i: int, unit: Unit, order: Move, blocked: frozenset) -> str:
+    def _check_move(self, i: int, unit: Unit, order: Move, blocked: Mapping[tuple[str, str], str]) -> str:
         game_map = self.map
         src = unit.province
         dest_prov = province_of(order.dest)
@@ -249,8 +252,8 @@ class Movement:
         if dest_prov == src:
             return "a unit cannot move to the province it is in"
         name = game_map.name
-        if (src, dest_prov) in blocked:
-            return f"the way from {name(src)} to {name(dest_prov)} is blocked"
+        if blocked.get((src, dest_prov), unit.power) != unit.power:
+            return f"the way from {name(src)} to {name(dest_prov)} is blocked by the fleet of {blocked[(src, dest_prov)]}"
         if unit.type is FLEET:
             loc, why = fleet_destination(game_map, unit, order.dest)
             if loc is None:
@@ -458,6 +461,8 @@ class Movement:
         return 1 + self._support_count(supports) if supports else 1
 
     def _decide_move(self, i: int) -> bool:
+        if i in self.sorties:
+            return FAILS
         attack = self.attack_strength(i)
         if attack == 0:
             return FAILS
@@ -543,6 +548,8 @@ class Movement:
         return frozenset(out)
 
     def _move_failure(self, i: int) -> str:
+        if i in self.sorties:
+            return "a sortie: the unit never leaves its space"
         if i in self.paradox:
             return "the convoy was caught in a paradox (Szykman rule): the army holds"
         if i in self.convoyed and not self.path(i):

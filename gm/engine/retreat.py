@@ -15,7 +15,7 @@ def retreat_options(
     """The locations a dislodged unit may retreat to: empty, not the attacker's origin, no standoff."""
     if not variant.rules.may_retreat(variant, state, d.unit):
         return ()
-    blocked = variant.rules.blocked_moves(variant, state)
+    blocked = variant.rules.blocked_moves(variant, state)  # `state`: the position before retreats
     unit = d.unit
     if unit.type is UnitType.ARMY:
         candidates = variant.map.army.get(unit.province, ())
@@ -26,7 +26,7 @@ def retreat_options(
         prov = province_of(loc)
         if prov in units_after or prov in contested or prov == d.attacker_from:
             continue
-        if (unit.province, prov) in blocked:
+        if blocked.get((unit.province, prov), unit.power) != unit.power:
             continue
         out.append(loc)
     return tuple(sorted(out))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from gm.engine.graph import GameMap
 from gm.engine.model import GameState, Phase, PhaseKind, Season, Unit
@@ -18,6 +18,7 @@ class Power:
     aliases: tuple[str, ...] = ()
     home_centres: frozenset[str] = frozenset()
     minor: bool = False  # a minor power owns units but is ordered only through point allocations
+    traits: Mapping[str, object] = field(default_factory=dict)  # what a variant's rules read: religion, ...
 
 
 @dataclass

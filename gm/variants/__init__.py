@@ -16,8 +16,22 @@ from gm.engine.variant import Power, Variant, movement
 REGISTRY: dict[str, tuple[str, str]] = {
     "standard": ("standard", "gm.variants.standard"),
     "classical": ("classical", "gm.variants.classical"),
+    "ambition": ("ambition", "gm.variants.ambition"),
+    "ambition-v6": ("ambition-v6", "gm.variants.ambition_v6"),
 }
-ALIASES = {"classical-mediterranean": "classical", "classic": "classical"}
+ALIASES = {
+    "classical-mediterranean": "classical",
+    "classic": "classical",
+    "ambition-and-empire": "ambition",
+    "ambition&empire": "ambition",
+    "a&e": "ambition",
+    "ambition-2006": "ambition",
+    "ambition6": "ambition-v6",
+    "ambition-and-empire-v6": "ambition-v6",
+}
+
+
+POWER_KEYS = {"adjective", "aliases", "home_centres", "minor", "units", "centres"}
 
 
 class VariantError(ValueError):
@@ -41,10 +55,24 @@ def load_variant(name: str) -> Variant:
     key = canonical_name(name)
     folder, module = REGISTRY[key]
     rules_class: type[Rules] = getattr(importlib.import_module(module), "VariantRules")
-    path = maps_dir() / folder / "variant.toml"
-    with path.open("rb") as fh:
-        data = tomllib.load(fh)
+    data = read_variant_data(folder)
     return variant_from_data(key, data, rules_class(), docs=str(maps_dir() / folder / "README.md"))
+
+
+def read_variant_data(folder: str) -> dict:
+    """maps/<folder>/variant.toml; a file with `base = "<folder>"` holds only what differs from
+    that variant's data (tables merge key by key, anything else replaces)."""
+    with (maps_dir() / folder / "variant.toml").open("rb") as fh:
+        data = tomllib.load(fh)
+    base = data.pop("base", None)
+    return _merge(read_variant_data(base), data) if base else data
+
+
+def _merge(base: dict, changes: dict) -> dict:
+    out = dict(base)
+    for k, v in changes.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
 
 
 def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Variant:
@@ -88,6 +116,7 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
             aliases=tuple(p.get("aliases", ())),
             home_centres=homes,
             minor=p.get("minor", False),
+            traits={k: v for k, v in p.items() if k not in POWER_KEYS},
         )
         for text in p.get("units", ()):
             kind, loc = text.split()

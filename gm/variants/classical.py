@@ -12,7 +12,7 @@ land bridges, the Nile and Rhodes are ordinary adjacencies there. Two rules need
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from gm.engine.model import GameState
 from gm.engine.rules import Rules
@@ -59,7 +59,7 @@ class VariantRules(Rules):
         return None
 
     # --- adjustments (rule 6) -------------------------------------------------------------------
-    def build_sites(self, variant: Variant, state: GameState, power: str) -> set[str]:
+    def build_sites(self, variant: Variant, state: GameState, power: str, built: Sequence[str] = ()) -> set[str]:
         """Every supply centre `power` owns, provided it still owns one of its ORIGINAL home centres
         (the three it started with); otherwise none. The engine checks vacancy and build counts."""
         info = variant.powers.get(power)

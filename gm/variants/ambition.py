@@ -1,0 +1,410 @@
+"""Ambition & Empire (Kase & Powell, 2006 rules): what differs from standard Diplomacy.
+
+The map, the powers (ten great, seventeen minor), religions and the Catholic list are data
+(maps/ambition/). This module holds the rules that need code:
+
+* Diplomacy Points (section IV): each great power has one DP per centre it controls, at most three,
+  at the start of each Spring and Fall turn. `DP <n> <order>` puts n points behind an order for a
+  minor power's unit; identical orders add up across powers; strictly the most points wins, a tie
+  or no allocation leaves the unit holding; a power that allocates more than it has forfeits all.
+  In 2006 a minor unit may only hold or support, and the Religious Rule (section V.3) applies.
+* Minor powers (section III): their units hold unless DPs order them; a dislodged one is destroyed;
+  an empty centre still held by its minor power at the end of a Fall turn gets its unit back.
+* The third home centre of the five two-centre powers (section V.2), Crimea (data), the
+  Austrian Netherlands (data), victory at 15 with the tie rule (section VI) and permanent civil
+  disorder (section VII).
+
+Variant-specific facts kept in GameState.extra (keys below) travel with the position.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+from typing import TYPE_CHECKING, Sequence
+
+from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.orders import Allocation, Build, DeclareHome, Hold, Order, SupportHold, SupportMove
+from gm.engine.results import OrderResult, Result
+from gm.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from gm.engine.variant import Variant
+
+# GameState.extra keys
+CIVIL_DISORDER = "civil_disorder"  # great powers in permanent civil disorder (sorted tuple)
+INDEPENDENTS = "independents"  # new minor powers: name -> {"home": prov, "unit": "A 'LOC'", "religion": ...}
+HOME_CHOICE = "home_choice"  # power -> centres it captured together, one to become its third home
+
+MAX_DP = 3
+ISLAMIC = "Islamic"
+PAPAL_STATES = "Papal States"
+OTTOMAN = "Turkey"
+
+
+class VariantRules(Rules):
+    """The 2006 rules. gm/variants/ambition_v6.py builds the version 6 rules on this class."""
+
+    # Orders a minor power's unit may be given through DPs.
+    minor_order_kinds: tuple[type, ...] = (Hold, SupportHold, SupportMove)
+
+    # --- powers ---------------------------------------------------------------------------------
+    def is_minor(self, variant: Variant, state: GameState, power: str) -> bool:
+        p = variant.powers.get(power)
+        return p.minor if p is not None else power in state.extra.get(INDEPENDENTS, {})
+
+    def minor_powers(self, variant: Variant, state: GameState) -> list[str]:
+        return [p.name for p in variant.powers.values() if p.minor] + sorted(state.extra.get(INDEPENDENTS, {}))
+
+    def religion(self, variant: Variant, state: GameState, power: str) -> str:
+        p = variant.powers.get(power)
+        if p is not None:
+            return str(p.traits.get("religion", ""))
+        return str(state.extra.get(INDEPENDENTS, {}).get(power, {}).get("religion", ""))
+
+    def in_civil_disorder(self, state: GameState) -> tuple[str, ...]:
+        return state.extra.get(CIVIL_DISORDER, ())  # type: ignore[return-value]
+
+    def may_retreat(self, variant: Variant, state: GameState, unit: Unit) -> bool:
+        return not self.is_minor(variant, state, unit.power)  # a dislodged minor unit is destroyed
+
+    def dp_entitlement(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """DPs each great power has this turn: one per centre it controls, at most three."""
+        counts = {p: 0 for p in variant.great_powers if p not in self.in_civil_disorder(state)}
+        for owner in state.supply_centres.values():
+            if owner in counts:
+                counts[owner] += 1
+        return {p: min(MAX_DP, n) for p, n in counts.items()}
+
+    # --- every phase ----------------------------------------------------------------------------
+    def prepare(
+        self, variant: Variant, state: GameState, orders: Sequence[Order]
+    ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        kind = state.phase.kind
+        if kind is PhaseKind.MOVEMENT:
+            return self._allocate(variant, state, orders)
+        if kind is PhaseKind.ADJUSTMENT:
+            return self._declare_homes(variant, state, orders)
+        return super().prepare(variant, state, orders)
+
+    # --- Diplomacy Points -----------------------------------------------------------------------
+    def _allocate(
+        self, variant: Variant, state: GameState, orders: Sequence[Order]
+    ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        unit_orders: list[Order] = []
+        allocations: list[Allocation] = []
+        side: list[OrderResult] = []
+        for o in orders:
+            if type(o) is Allocation:
+                allocations.append(o)
+            elif type(o) is DeclareHome:
+                side.append(OrderResult(o, Result.VOID, "a HOME declaration is given in the winter"))
+            else:
+                unit_orders.append(o)
+        if not allocations:
+            return state, unit_orders, side
+        valid: list[tuple[Allocation, Order]] = []
+        for a in allocations:
+            why, minor_order = self._check_allocation(variant, state, a, unit_orders)
+            if why:
+                side.append(OrderResult(a, Result.VOID, why))
+            else:
+                valid.append((a, minor_order))  # type: ignore[arg-type]
+        entitled = self.dp_entitlement(variant, state)
+        spent: dict[str, int] = {}
+        for a, _ in valid:
+            spent[a.power] = spent.get(a.power, 0) + a.points
+        tally: dict[str, dict[Order, int]] = {}
+        counted: list[tuple[Allocation, Order]] = []
+        for a, mo in valid:
+            if spent[a.power] > entitled.get(a.power, 0):
+                reason = (
+                    f"all of {a.power}'s DPs are forfeited this turn: it allocated {spent[a.power]} "
+                    f"and has {entitled.get(a.power, 0)}"
+                )
+                side.append(OrderResult(a, Result.FAILS, reason))
+                continue
+            votes = tally.setdefault(mo.province, {})
+            votes[mo] = votes.get(mo, 0) + a.points
+            counted.append((a, mo))
+        chosen: dict[str, Order] = {}
+        for prov, votes in tally.items():
+            best = max(votes.values())
+            winners = [o for o, n in votes.items() if n == best]
+            if len(winners) == 1:
+                chosen[prov] = winners[0]
+        for a, mo in counted:
+            won = chosen.get(mo.province)
+            if won == mo:
+                side.append(OrderResult(a, Result.SUCCEEDS))
+            elif won is None:
+                side.append(OrderResult(a, Result.FAILS, "no order had the most DPs: the unit holds"))
+            else:
+                side.append(OrderResult(a, Result.FAILS, f"the unit carried out another order: {won}"))
+        for prov in sorted(chosen):
+            published, why = self._publish(variant, state, chosen[prov])
+            if why:
+                side.append(OrderResult(published, Result.VOID, why))
+            else:
+                unit_orders.append(published)
+        return state, unit_orders, side
+
+    def _check_allocation(
+        self, variant: Variant, state: GameState, a: Allocation, unit_orders: list[Order]
+    ) -> tuple[str, Order | None]:
+        """Why an allocation cannot count, or '' and the minor unit's order it stands for."""
+        name = variant.map.name
+        if a.power not in variant.powers or variant.powers[a.power].minor:
+            return f"{a.power} is not a great power and has no DPs", None
+        if a.power in self.in_civil_disorder(state):
+            return f"{a.power} is in civil disorder", None
+        o = a.order
+        assert o is not None
+        unit = state.units.get(o.province)
+        if unit is None:
+            return f"there is no unit in {name(o.province)}", None
+        if not self.is_minor(variant, state, unit.power):
+            return f"the unit in {name(o.province)} belongs to {unit.power}, not to a minor power", None
+        if o.unit_type is not None and o.unit_type is not unit.type:
+            return f"the unit in {name(o.province)} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}", None
+        if not isinstance(o, self.minor_order_kinds):
+            return "a minor power may only be ordered to hold or support", None
+        # The same order, however it was written, counts as one: the unit's own power, type and
+        # location; supports name the supported unit's real type.
+        changes: dict[str, object] = {"power": unit.power, "unit_type": unit.type, "location": unit.location}
+        if isinstance(o, (SupportHold, SupportMove)):
+            supported = state.units.get(o.target)
+            changes["target_type"] = supported.type if supported is not None else None
+        minor_order = replace(o, **changes)  # type: ignore[type-var]
+        why = self._allocation_barred(variant, state, a, minor_order, unit_orders)
+        return (why, None) if why else ("", minor_order)
+
+    def _allocation_barred(
+        self, variant: Variant, state: GameState, a: Allocation, minor_order: Order, unit_orders: list[Order]
+    ) -> str:
+        """2006: the Religious Rule is checked when the DPs are allocated."""
+        return self.religious_rule(variant, state, minor_order)
+
+    def _publish(self, variant: Variant, state: GameState, order: Order) -> tuple[Order, str]:
+        """The order with the most DPs, as the minor unit will carry it out; a reason if it may not."""
+        return order, ""
+
+    def _muslim(self, variant: Variant, state: GameState, power: str) -> bool:
+        return self.religion(variant, state, power) == ISLAMIC
+
+    def religious_rule(self, variant: Variant, state: GameState, order: Order) -> str:
+        """Section V.3, as the 2006 text states it; positions are those at the start of the turn."""
+        if not isinstance(order, (SupportHold, SupportMove)):
+            return ""
+        name = variant.map.name
+        minor = order.power
+        supported = state.units.get(order.target)
+        if minor == PAPAL_STATES:
+            catholic = variant.facts.get("catholic_states_2006", ())
+            if supported is None or supported.power not in catholic:  # type: ignore[operator]
+                return "the Papal States may only support a unit of a Catholic state"
+        if type(order) is not SupportMove or supported is None:
+            return ""
+        defender = state.units.get(province_of(order.dest))
+        if defender is None:
+            return ""
+        attacker_great = not variant.powers.get(supported.power) or not variant.powers[supported.power].minor
+        if (
+            self._muslim(variant, state, minor)
+            and attacker_great
+            and not self._muslim(variant, state, supported.power)
+            and self._muslim(variant, state, defender.power)
+        ):
+            return f"{minor} may not support a Christian great power's attack on a Muslim unit in {name(defender.province)}"
+        if (
+            not self._muslim(variant, state, minor)
+            and supported.power == OTTOMAN
+            and not self._muslim(variant, state, defender.power)
+        ):
+            return f"{minor} may not support an Ottoman attack on a Christian unit in {name(defender.province)}"
+        return ""
+
+    # --- end of the year ------------------------------------------------------------------------
+    def after_fall(self, variant: Variant, before: GameState, after: GameState) -> GameState:
+        extra = dict(after.extra)
+        centres = dict(after.supply_centres)
+        # Centres of a power in civil disorder, empty at the end of a Fall turn, become independent.
+        for cd_power in self.in_civil_disorder(after):
+            for c, owner in after.supply_centres.items():
+                if owner == cd_power and c not in after.units:
+                    self._make_independent(variant, after, extra, centres, c, cd_power)
+        homes = self._third_homes(variant, before, after, extra)
+        return after.with_(supply_centres=centres, home_centres=homes, extra=extra)
+
+    def _third_homes(
+        self, variant: Variant, before: GameState, after: GameState, extra: dict[str, object]
+    ) -> dict[str, frozenset[str]]:
+        """Section V.2: the first centre a two-centre power captures becomes its third home."""
+        homes = dict(after.home_centres)
+        choices = dict(extra.get(HOME_CHOICE, {}))  # type: ignore[call-overload]
+        for power in variant.facts.get("two_centre_powers", ()):  # type: ignore[union-attr]
+            originals = variant.powers[power].home_centres
+            if power in self.in_civil_disorder(after) or len(homes[power]) > len(originals) or power in choices:
+                continue
+            captured = sorted(
+                c
+                for c, owner in after.supply_centres.items()
+                if owner == power and before.supply_centres.get(c) != power and c not in originals
+            )
+            if len(captured) == 1:
+                homes[power] = homes[power] | {captured[0]}
+            elif captured:
+                choices[power] = tuple(captured)
+        if choices:
+            extra[HOME_CHOICE] = choices
+        return homes
+
+    def settle_position(self, variant: Variant, state: GameState) -> GameState:
+        """A two-centre power that controls exactly one centre besides its own two has made that its
+        third home; with more, the position does not tell which came first (state it explicitly)."""
+        homes = dict(state.home_centres)
+        for power in variant.facts.get("two_centre_powers", ()):  # type: ignore[union-attr]
+            originals = variant.powers[power].home_centres
+            others = [c for c, o in state.supply_centres.items() if o == power and c not in originals]
+            if len(homes[power]) == len(originals) and len(others) == 1:
+                homes[power] = homes[power] | {others[0]}
+        return state.with_(home_centres=homes)
+
+    def winter_pending(self, variant: Variant, state: GameState) -> bool:
+        return bool(state.extra.get(HOME_CHOICE))
+
+    def winter_units(self, variant: Variant, state: GameState) -> list[Unit]:
+        """Minor powers whose centre is empty and still theirs get their unit back."""
+        out = []
+        starting = {u.power: u for u in variant.starting_units}
+        independents = state.extra.get(INDEPENDENTS, {})
+        for power in self.minor_powers(variant, state):
+            if power in starting:
+                unit = starting[power]
+            else:
+                kind, loc = independents[power]["unit"].split()  # type: ignore[index]
+                unit = Unit(power, UnitType(kind), loc)
+            if state.supply_centres.get(unit.province) == power and unit.province not in state.units:
+                out.append(unit)
+        return out
+
+    # --- adjustments ----------------------------------------------------------------------------
+    def _declare_homes(
+        self, variant: Variant, state: GameState, orders: Sequence[Order]
+    ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        """HOME <centre>: which of the centres captured together becomes the third home."""
+        unit_orders: list[Order] = []
+        side: list[OrderResult] = []
+        choices = dict(state.extra.get(HOME_CHOICE, {}))
+        homes = dict(state.home_centres)
+        name = variant.map.name
+        for o in orders:
+            if type(o) is Allocation:
+                side.append(OrderResult(o, Result.VOID, "DPs are allocated in Spring and Fall turns"))
+            elif type(o) is not DeclareHome:
+                unit_orders.append(o)
+            elif o.power not in choices:
+                side.append(OrderResult(o, Result.VOID, f"{o.power} has no home centre to choose this winter"))
+            elif o.province not in choices[o.power]:
+                listed = " or ".join(name(c) for c in choices[o.power])
+                side.append(OrderResult(o, Result.VOID, f"{o.power} may choose {listed}, not {name(o.province)}"))
+            else:
+                homes[o.power] = homes[o.power] | {o.province}
+                del choices[o.power]
+                side.append(OrderResult(o, Result.SUCCEEDS))
+        if side:
+            extra = dict(state.extra)
+            extra[HOME_CHOICE] = choices
+            state = state.with_(home_centres=homes, extra=extra)
+        return state, unit_orders, side
+
+    def build_sites(self, variant: Variant, state: GameState, power: str, built: Sequence[str] = ()) -> set[str]:
+        sites = super().build_sites(variant, state, power, built)
+        candidates = state.extra.get(HOME_CHOICE, {}).get(power, ())
+        if candidates and not set(built) & set(candidates):
+            # Not yet declared: building in one of them declares it (the others are then no home).
+            sites |= {c for c in candidates if state.supply_centres.get(c) == power}
+        return sites
+
+    def after_winter(self, variant: Variant, state: GameState, results: list[OrderResult]) -> GameState:
+        choices = dict(state.extra.get(HOME_CHOICE, {}))
+        if not choices:
+            return state
+        homes = dict(state.home_centres)
+        built = {r.order.province for r in results if type(r.order) is Build and r.result is Result.SUCCEEDS}
+        for power, candidates in choices.items():
+            chosen = [c for c in candidates if c in built]
+            # Neither declared nor built in: the one nearest the power's home centres (then by name).
+            homes[power] = homes[power] | {chosen[0] if chosen else self._nearest(variant, power, candidates)}
+        extra = dict(state.extra)
+        del extra[HOME_CHOICE]
+        return state.with_(home_centres=homes, extra=extra)
+
+    def _nearest(self, variant: Variant, power: str, candidates: Sequence[str]) -> str:
+        homes = variant.powers[power].home_centres
+        graph = variant.map.all_neighbours
+        distance = dict.fromkeys(homes, 0)
+        queue = deque(homes)
+        while queue:
+            here = queue.popleft()
+            for nxt in graph.get(here, ()):
+                if nxt not in distance:
+                    distance[nxt] = distance[here] + 1
+                    queue.append(nxt)
+        return min(candidates, key=lambda c: (distance.get(c, 10**6), variant.map.name(c)))
+
+    # --- victory --------------------------------------------------------------------------------
+    def winner(self, variant: Variant, state: GameState) -> str | None:
+        """Section VI: 15 centres, and more than any other power."""
+        counts = {p: 0 for p in variant.great_powers}
+        for owner in state.supply_centres.values():
+            if owner in counts:
+                counts[owner] += 1
+        best = max(counts.values())
+        leaders = [p for p, n in counts.items() if n == best]
+        return leaders[0] if best >= variant.victory_centres and len(leaders) == 1 else None
+
+    # --- civil disorder -------------------------------------------------------------------------
+    def declare_civil_disorder(self, variant: Variant, state: GameState, power: str) -> GameState:
+        """Section VII: the power's units are disbanded; its empty centres become independent
+        minor powers with a unit each; centres other powers occupy follow when they are left."""
+        if power not in variant.great_powers or power in self.in_civil_disorder(state):
+            return state
+        units = {p: u for p, u in state.units.items() if u.power != power}
+        extra = dict(state.extra)
+        centres = dict(state.supply_centres)
+        after_disbanding = state.with_(units=units)
+        for c, owner in state.supply_centres.items():
+            if owner == power and c not in units:
+                unit = self._make_independent(variant, after_disbanding, extra, centres, c, power)
+                units[c] = unit
+        extra[CIVIL_DISORDER] = tuple(sorted({*self.in_civil_disorder(state), power}))
+        return state.with_(units=units, supply_centres=centres, extra=extra)
+
+    def _make_independent(
+        self,
+        variant: Variant,
+        state: GameState,
+        extra: dict[str, object],
+        centres: dict[str, str],
+        centre: str,
+        former: str,
+    ) -> Unit:
+        """Centre `centre` of `former` becomes a new minor power; returns the unit it gets."""
+        name = variant.map.provinces[centre].name
+        if name in variant.powers:
+            name = f"Free {name}"
+        unit = self.independent_unit(variant, name, centre)
+        independents = dict(extra.get(INDEPENDENTS, {}))  # type: ignore[call-overload]
+        independents[name] = {
+            "home": centre,
+            "unit": str(unit),
+            "religion": self.religion(variant, state, former),
+        }
+        extra[INDEPENDENTS] = independents
+        centres[centre] = name
+        return unit
+
+    def independent_unit(self, variant: Variant, power: str, centre: str) -> Unit:
+        """2006: a new minor power gets an army."""
+        return Unit(power, UnitType.ARMY, centre)
+
