@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from gm.engine.variant import Variant
 
 NO_CROSSINGS_CLOSED: Mapping[tuple[str, str], str] = {}
+SIDE_ORDERS = frozenset({Allocation, DeclareHome})  # orders for no unit: allocations, declarations
 
 
 class Rules:
@@ -47,9 +48,9 @@ class Rules:
         powers turn allocations into the minor powers' orders here. Standard Diplomacy has
         nothing to turn, and no allocations or declarations to accept.
         """
-        unit_orders = [o for o in orders if type(o) is not Allocation and type(o) is not DeclareHome]
-        if len(unit_orders) == len(orders):
-            return state, unit_orders, []
+        if not SIDE_ORDERS.intersection(map(type, orders)):  # the usual case, checked at C speed
+            return state, list(orders), []
+        unit_orders = [o for o in orders if type(o) not in SIDE_ORDERS]
         refused = [
             OrderResult(o, Result.VOID, f"{variant.title} has no {'point allocations' if type(o) is Allocation else 'home declarations'}")
             for o in orders
