@@ -317,6 +317,9 @@ class VariantRules(Rules):
             state = state.with_(home_centres=homes, extra=extra)
         return state, unit_orders, side
 
+    def max_builds(self, variant: Variant, state: GameState, power: str) -> int | None:
+        return 0 if power in self.in_civil_disorder(state) else None
+
     def build_sites(self, variant: Variant, state: GameState, power: str, built: Sequence[str] = ()) -> set[str]:
         sites = super().build_sites(variant, state, power, built)
         candidates = state.extra.get(HOME_CHOICE, {}).get(power, ())

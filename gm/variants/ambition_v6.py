@@ -107,6 +107,8 @@ class VariantRules(ambition.VariantRules):
 
     # --- home centres and builds ----------------------------------------------------------------
     def max_builds(self, variant: Variant, state: GameState, power: str) -> int | None:
+        if power in self.in_civil_disorder(state):
+            return 0
         return int(variant.facts.get("build_limit", 3))  # type: ignore[arg-type]
 
     def _third_homes(
