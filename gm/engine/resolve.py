@@ -252,9 +252,15 @@ class Movement:
         if dest_prov == src:
             return "a unit cannot move to the province it is in"
         name = game_map.name
-        if blocked.get((src, dest_prov), unit.power) != unit.power:
-            return f"the way from {name(src)} to {name(dest_prov)} is blocked by the fleet of {blocked[(src, dest_prov)]}"
+        # A closed crossing stops moves over it; an army convoyed across the water does not use it.
+        closed_by = blocked.get((src, dest_prov), unit.power)
+        if closed_by != unit.power:
+            closed = f"the way from {name(src)} to {name(dest_prov)} is blocked by the fleet of {closed_by}"
+        else:
+            closed = ""
         if unit.type is FLEET:
+            if closed:
+                return closed
             loc, why = fleet_destination(game_map, unit, order.dest)
             if loc is None:
                 return why
@@ -275,7 +281,10 @@ class Movement:
             if own and route:
                 self.convoyed.add(i)
                 self.route[i] = route
-            return ""
+                return ""
+            if closed:
+                self.dest_loc[i] = self.dst[i] = None
+            return closed
         if route:
             self.convoyed.add(i)
             self.route[i] = route

@@ -207,7 +207,7 @@ class VariantRules(Rules):
         defender = state.units.get(province_of(order.dest))
         if defender is None:
             return ""
-        attacker_great = not variant.powers.get(supported.power) or not variant.powers[supported.power].minor
+        attacker_great = not self.is_minor(variant, state, supported.power)
         if (
             self._muslim(variant, state, minor)
             and attacker_great

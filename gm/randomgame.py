@@ -1,0 +1,264 @@
+"""Seeded random-order games, for tests, benchmarks and the demo.
+
+`play_random_game(variant, seed, years)` plays a game of any variant through
+`gm.engine.adjudicator.adjudicate`, every phase, and yields each position with the orders given
+and the adjudication. The orders are random but mostly legal, so that phases are full of bounces,
+cut supports, dislodgements and retreats:
+
+* movement: holds, moves (weighted towards foreign units and centres not yet owned), supports of
+  neighbouring units' holds and moves, armies convoyed along chains of fleets at sea; and, in
+  variants with minor powers and Diplomacy Points (the rules have `dp_entitlement`), allocations
+  by the great powers to orders for the minor units next to theirs: now and then one DP more
+  than the power has (it forfeits them all), and now and then the same order another power backed;
+* retreats: a random legal retreat, a disband, or no order at all;
+* adjustments: builds where the rules allow (`build_sites`, vacant, fleets only where a fleet can
+  stand), waives, removals; some powers order nothing (civil-disorder removals, unused builds),
+  some order one removal too few; a `HOME` declaration now and then where the rules offer a choice
+  (`state.extra["home_choice"]`).
+
+Pure apart from the random.Random(seed): the same variant, seed and years give the same game.
+The game stops after `years` game years or when the adjudication names a winner.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Iterator, Mapping
+
+from gm.engine.adjudicator import Adjudication, adjudicate
+from gm.engine.adjust import adjustment_counts
+from gm.engine.graph import Terrain
+from gm.engine.model import GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.orders import (
+    Allocation, Build, Convoy, DeclareHome, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, waive,
+)
+from gm.engine.variant import Variant
+
+P_HOLD, P_SUPPORT, P_CONVOY = 0.10, 0.35, 0.30  # of a great power's units (convoy: coastal armies)
+P_OVERSPEND = 0.08  # a power allocates one DP more than it has
+P_COPY = 0.25  # an allocation backs an order another power already backed
+P_MINOR_SORTIE = 0.2  # where the rules allow minor units to move
+P_DISBAND, P_NO_RETREAT = 0.15, 0.10
+P_SILENT = 0.12  # a power gives no adjustment orders this winter
+P_SHORT = 0.15  # a power orders one removal too few
+P_WAIVE, P_DECLARE = 0.08, 0.5
+
+GameStep = tuple[GameState, list[Order], Adjudication]
+
+
+def play_random_game(
+    variant: Variant,
+    seed: int | str,
+    years: int,
+    allocate_points: bool = True,
+    civil_disorder: Mapping[int, str] | None = None,
+) -> Iterator[GameStep]:
+    """Play `years` game years of `variant` with random orders; yield (state, orders, adjudication)
+    for every phase. `civil_disorder` maps a year to a great power the GM declares in permanent
+    civil disorder at the start of that year's Spring (variants whose rules know how)."""
+    players = RandomPlayers(variant, random.Random(seed), allocate_points)
+    state = variant.initial_state()
+    end = state.phase.year + years
+    while state.phase.year < end:
+        phase = state.phase
+        if civil_disorder and phase.season is Season.SPRING and phase.kind is PhaseKind.MOVEMENT:
+            if phase.year in civil_disorder:
+                state = variant.rules.declare_civil_disorder(variant, state, civil_disorder[phase.year])
+        orders = players.orders(state)
+        adj = adjudicate(variant, state, orders)
+        yield state, orders, adj
+        if adj.winner is not None:
+            return
+        state = adj.state
+
+
+class RandomPlayers:
+    """Every great power's orders for a phase, drawn from one random generator."""
+
+    def __init__(self, variant: Variant, rng: random.Random, allocate_points: bool = True) -> None:
+        self.v, self.map, self.rules, self.rng = variant, variant.map, variant.rules, rng
+        self.allocate = allocate_points and hasattr(variant.rules, "dp_entitlement")
+        self.minor_kinds: tuple[type, ...] = getattr(variant.rules, "minor_order_kinds", (Hold, SupportHold, SupportMove))
+
+    def players(self, state: GameState) -> list[str]:
+        disorder = state.extra.get("civil_disorder", ())
+        return [p for p in self.v.great_powers if p not in disorder]  # type: ignore[operator]
+
+    def orders(self, state: GameState) -> list[Order]:
+        kind = state.phase.kind
+        if kind is PhaseKind.MOVEMENT:
+            return self.movement(state)
+        if kind is PhaseKind.RETREAT:
+            return self.retreats(state)
+        return self.adjustments(state)
+
+    # --- movement -------------------------------------------------------------------------------
+    def reach(self, u: Unit) -> frozenset[str]:
+        """Provinces `u` could move to, hence support into."""
+        return self.map.army.get(u.province, frozenset()) if u.type is UnitType.ARMY else self.map.fleet_provinces[u.location]
+
+    def movement(self, state: GameState) -> list[Order]:
+        rng, units, gmap = self.rng, state.units, self.map
+        players = set(self.players(state))
+        provs = sorted(p for p, u in units.items() if u.power in players)
+        rng.shuffle(provs)
+        out: dict[str, Order] = {}
+        for prov in provs:  # convoys first: a coastal army, a chain of fleets at sea
+            u = units[prov]
+            if u.type is UnitType.ARMY and gmap.provinces[prov].terrain is Terrain.COAST and rng.random() < P_CONVOY:
+                fleets = {p for p, f in units.items() if f.type is UnitType.FLEET and gmap.is_sea(p) and p not in out and f.power in players}
+                route = self._convoy_route(prov, fleets)
+                if route is not None:
+                    chain, dest = route
+                    out[prov] = Move(u.power, u.type, prov, dest, via_convoy=True)
+                    for f in chain:
+                        out[f] = Convoy(units[f].power, UnitType.FLEET, units[f].location, prov, dest)
+        supporters = []
+        for prov in provs:
+            if prov not in out:
+                r = rng.random()
+                if r < P_HOLD:
+                    out[prov] = Hold(units[prov].power, units[prov].type, units[prov].location)
+                elif r < P_HOLD + P_SUPPORT:
+                    supporters.append(prov)
+                else:
+                    out[prov] = self._move(units[prov], state)
+        for prov in supporters:
+            out[prov] = self._support(units[prov], state, out) or self._move(units[prov], state)
+        orders = [out[p] for p in sorted(out)]
+        return orders + self._allocations(state, out) if self.allocate else orders
+
+    def _move(self, u: Unit, state: GameState) -> Order:
+        dests = sorted(self.map.army.get(u.province, ()) if u.type is UnitType.ARMY else self.map.fleet.get(u.location, ()))
+        if not dests:
+            return Hold(u.power, u.type, u.location)
+        weights = []
+        for d in dests:
+            p, there = province_of(d), state.units.get(province_of(d))
+            w = 1.0 + (0 if there is None else 4.0 if there.power != u.power else 0.5)
+            weights.append(w + (2.0 if self.map.provinces[p].supply_centre and state.supply_centres.get(p) != u.power else 0))
+        return Move(u.power, u.type, u.location, self.rng.choices(dests, weights)[0])
+
+    def _support(self, u: Unit, state: GameState, out: Mapping[str, Order], own_bonus: float = 5.0) -> Order | None:
+        """A support by `u` of a neighbouring unit's move or hold, or None when there is none."""
+        reach, cands = self.reach(u), []
+        for prov in sorted(reach | set(out)):
+            t = state.units.get(prov)
+            if t is None or prov == u.province:
+                continue
+            w = own_bonus if t.power == u.power else 1.0
+            o = out.get(prov)
+            if isinstance(o, Move):
+                d = province_of(o.dest)
+                if d in reach and d != u.province:
+                    defender = state.units.get(d)
+                    w *= 3.0 if defender is not None and defender.power != u.power else 1.0
+                    cands.append((w, SupportMove(u.power, u.type, u.location, prov, d, t.type)))
+            elif prov in reach:
+                cands.append((w, SupportHold(u.power, u.type, u.location, prov, t.type)))
+        if not cands:
+            return None
+        return self.rng.choices([o for _, o in cands], [w for w, _ in cands])[0]
+
+    def _convoy_route(self, start: str, fleets: set[str]) -> tuple[list[str], str] | None:
+        """A random coastal destination reachable from `start` through `fleets`, and the chain."""
+        nb, gmap = self.map.sea_neighbours, self.map
+        parent: dict[str, str | None] = {p: None for p in sorted(nb.get(start, ())) if p in fleets}
+        frontier = list(parent)
+        while frontier:
+            reached = []
+            for here in frontier:
+                for p in sorted(nb[here]):
+                    if p in fleets and p not in parent:
+                        parent[p] = here
+                        reached.append(p)
+            frontier = reached
+        ends = sorted({(sea, p) for sea in parent for p in nb[sea] if p != start and gmap.provinces[p].terrain is Terrain.COAST})
+        if not ends:
+            return None
+        sea, dest = self.rng.choice(ends)
+        chain: list[str] = []
+        s: str | None = sea
+        while s is not None:
+            chain.append(s)
+            s = parent[s]
+        return chain, dest
+
+    # --- Diplomacy Points -----------------------------------------------------------------------
+    def _allocations(self, state: GameState, out: Mapping[str, Order]) -> list[Order]:
+        rng, v = self.rng, self.v
+        entitled: dict[str, int] = self.rules.dp_entitlement(v, state)  # type: ignore[attr-defined]
+        minors = {p: u for p, u in state.units.items() if self.rules.is_minor(v, state, u.power)}
+        backed: list[Order] = []  # minor orders already backed, for other powers to back too
+        allocations: list[Order] = []
+        for power in sorted(entitled):
+            dp = entitled[power] + (1 if rng.random() < P_OVERSPEND else 0)
+            near = sorted({m for u in state.units_of(power) for m in self.map.all_neighbours[u.province] if m in minors})
+            while dp > 0 and (near or backed) and rng.random() < 0.9:
+                if backed and (not near or rng.random() < P_COPY):
+                    order = rng.choice(backed)
+                else:
+                    order = self._minor_order(minors[rng.choice(near)], state, out)
+                    backed.append(order)
+                n = rng.randint(1, dp)
+                typ = order.unit_type if rng.random() < 0.8 else None  # "DP 1 BAV S ..." without the type
+                allocations.append(Allocation(power, typ, order.location, n, replace(order, power=power, unit_type=typ)))
+                dp -= n
+        return allocations
+
+    def _minor_order(self, u: Unit, state: GameState, out: Mapping[str, Order]) -> Order:
+        r = self.rng.random()
+        if Move in self.minor_kinds and r < P_MINOR_SORTIE:
+            return self._move(u, state)
+        support = self._support(u, state, out, own_bonus=1.0) if r < 0.85 else None
+        return support or Hold(u.power, u.type, u.location)
+
+    # --- retreats -------------------------------------------------------------------------------
+    def retreats(self, state: GameState) -> list[Order]:
+        out: list[Order] = []
+        players = set(self.players(state))
+        for prov, d in sorted(state.dislodged.items()):
+            u, r = d.unit, self.rng.random()
+            if u.power not in players or r < P_NO_RETREAT:
+                continue
+            if d.retreats and r >= P_NO_RETREAT + P_DISBAND:
+                out.append(Retreat(u.power, u.type, u.location, self.rng.choice(d.retreats)))
+            else:
+                out.append(Disband(u.power, u.type, u.location))
+        return out
+
+    # --- adjustments ----------------------------------------------------------------------------
+    def adjustments(self, state: GameState) -> list[Order]:
+        rng, v = self.rng, self.v
+        counts = adjustment_counts(v, state)
+        choices: Mapping[str, tuple[str, ...]] = state.extra.get("home_choice", {})  # type: ignore[assignment]
+        out: list[Order] = []
+        for power in self.players(state):
+            if rng.random() < P_SILENT:
+                continue
+            unchosen: set[str] = set()
+            if choices.get(power) and rng.random() < P_DECLARE:
+                chosen = rng.choice(sorted(choices[power]))
+                out.append(DeclareHome(power, None, chosen))
+                unchosen = set(choices[power]) - {chosen}
+            due = counts.get(power, 0)
+            if due < 0:
+                mine = sorted(state.units_of(power), key=lambda u: u.province)
+                n = -due - (1 if rng.random() < P_SHORT else 0)
+                out += [Disband(power, u.type, u.location) for u in rng.sample(mine, n)]
+            built: list[str] = []
+            for _ in range(max(due, 0)):
+                if rng.random() < P_WAIVE:
+                    out.append(waive(power))
+                    continue
+                sites = self.rules.build_sites(v, state, power, built) - set(state.units) - set(built) - unchosen
+                if not sites:
+                    break
+                site = rng.choice(sorted(sites))
+                kinds = [(UnitType.FLEET, loc) for loc in self.map.fleet_locations(site)]
+                if self.map.provinces[site].terrain in (Terrain.LAND, Terrain.COAST):
+                    kinds.append((UnitType.ARMY, site))
+                typ, loc = rng.choice(kinds)
+                out.append(Build(power, typ, loc))
+                built.append(site)
+        return out
