@@ -1,0 +1,1 @@
+"""Storage: the tables (models), engines, sessions and migrations (db), password hashes (passwords)."""

@@ -1,0 +1,254 @@
+"""The database tables as SQLAlchemy models: games, players, phases, orders, mail in and out, audit."""
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime
+from email.utils import make_msgid
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+    true,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# Constraint names fixed by convention, so that migrations name them alike on every database
+# (SQLite's batch mode needs names to drop or alter a constraint).
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+EMAIL = 320  # the longest addr-spec RFC 5321 allows
+MESSAGE_ID = 998  # the longest header line RFC 5322 allows
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_message_id(domain: str | None = None) -> str:
+    """A fresh Message-ID, angle brackets included; the mail layer passes its own domain."""
+    return make_msgid(domain=domain or socket.gethostname())
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A point in time, stored in UTC and always read back timezone-aware.
+
+    PostgreSQL keeps the zone (timestamptz); SQLite keeps none, so values are turned to UTC
+    before they are written and marked UTC when read, and both databases give the same answers.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value!r}: give times with a timezone (UTC)")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime(), dict[str, Any]: JSON(), list[Any]: JSON()}
+
+
+class GameStatus(StrEnum):
+    FORMING = "forming"
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class Game(Base):
+    __tablename__ = "games"
+    __table_args__ = (CheckConstraint("status IN ('forming', 'active', 'finished')", name="status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)  # the short name players type
+    variant: Mapped[str] = mapped_column(String(64))  # a name in gm.variants.REGISTRY
+    status: Mapped[str] = mapped_column(String(16), default=GameStatus.FORMING)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    deadline_at: Mapped[datetime | None]
+    options: Mapped[dict[str, Any] | None]  # press rules and other per-game settings
+    require_dkim: Mapped[bool] = mapped_column(default=False, server_default=false())
+
+
+class Player(Base):
+    """A person playing (or about to play) one power in one game. Rows are never deleted: a player
+    who signs off or is replaced gets `left_at`, and the replacement is a new row."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        # One active player per power; NULL powers (still forming) are never equal to each other.
+        Index(
+            "uq_players_game_id_power_active",
+            "game_id",
+            "power",
+            unique=True,
+            sqlite_where=text("left_at IS NULL"),
+            postgresql_where=text("left_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    power: Mapped[str | None] = mapped_column(String(64))
+    email: Mapped[str] = mapped_column(String(EMAIL), index=True)  # lower-case addr-spec
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    left_at: Mapped[datetime | None]
+
+
+class GamePhase(Base):
+    """One phase of a game: the position at its start and, once adjudicated, what happened."""
+
+    __tablename__ = "phases"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    seq: Mapped[int]  # 1, 2, ... within the game
+    label: Mapped[str] = mapped_column(String(64))  # 'Spring 1901, Movement': Variant.phase_label
+    state_json: Mapped[dict[str, Any]]  # gm.store.db.state_to_json of the position
+    results_json: Mapped[dict[str, Any] | None]
+    opened_at: Mapped[datetime] = mapped_column(default=utcnow)
+    adjudicated_at: Mapped[datetime | None]
+
+
+class InboundMail(Base):
+    """Every mail taken in, kept whole, with what became of it."""
+
+    __tablename__ = "inbound_mail"
+    __table_args__ = (UniqueConstraint("imap_uidvalidity", "imap_uid"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(MESSAGE_ID), unique=True)
+    # Where the mail sits on the IMAP server; NULL for mail that came another way.
+    imap_uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
+    imap_uid: Mapped[int | None] = mapped_column(BigInteger)
+    sender: Mapped[str] = mapped_column(String(EMAIL))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    size: Mapped[int]
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    processed_at: Mapped[datetime | None] = mapped_column(index=True)
+    outcome: Mapped[str | None] = mapped_column(String(255))  # 'processed', 'automatic: ...', 'too large'
+
+
+class _OrderColumns:
+    """What public orders and secret allocations share."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    power: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)  # the line as the player typed it
+    canonical: Mapped[str] = mapped_column(Text)  # str(order): the order as understood
+    unit: Mapped[str] = mapped_column(String(16))  # province the order is for ('' for a waive)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # False once a later order for the same unit replaced this one. Rows are never deleted.
+    current: Mapped[bool] = mapped_column(default=True, server_default=true())
+
+
+class OrderRecord(_OrderColumns, Base):
+    """An order a player gave, public once the phase is adjudicated."""
+
+    __tablename__ = "orders"
+    __table_args__ = (Index("ix_orders_phase_id_power_current", "phase_id", "power", "current"),)
+
+
+class SecretAllocation(_OrderColumns, Base):
+    """Secret points (DP/IP lines) behind an order for another power's unit. Kept apart from
+    `orders` so that no public view can join them in by mistake."""
+
+    __tablename__ = "secret_allocations"
+    __table_args__ = (Index("ix_secret_allocations_phase_id_power_current", "phase_id", "power", "current"),)
+
+    points: Mapped[int]
+
+
+class OutboundMail(Base):
+    """A mail to send. The sender retries with back-off until `sent_at` is set."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index(
+            "ix_outbox_due",
+            "next_attempt_at",
+            sqlite_where=text("sent_at IS NULL"),
+            postgresql_where=text("sent_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Made with the row, so that a retried send carries the same Message-ID.
+    message_id: Mapped[str] = mapped_column(String(MESSAGE_ID), unique=True, default=new_message_id)
+    to_addr: Mapped[str] = mapped_column(String(EMAIL))
+    subject: Mapped[str] = mapped_column(Text)
+    body_text: Mapped[str] = mapped_column(Text)
+    # [{"filename": ..., "content_type": ..., "data": <base64>}, ...]
+    attachments: Mapped[list[Any] | None]
+    in_reply_to: Mapped[str | None] = mapped_column(String(MESSAGE_ID))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))
+    kind: Mapped[str] = mapped_column(String(32))  # 'ack', 'results', 'notice', ...
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    attempts: Mapped[int] = mapped_column(default=0, server_default=text("0"))
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("message_id", new_message_id())
+        super().__init__(**kwargs)
+
+
+class AuditEntry(Base):
+    """Who did what, when: every change a command or the scheduler makes."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_game_id_at", "game_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    actor: Mapped[str] = mapped_column(String(EMAIL))  # an address, or 'system'
+    action: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[dict[str, Any] | None]
+
+
+class AuthFailure(Base):
+    """A wrong password, kept to rate-limit guessing by sender."""
+
+    __tablename__ = "auth_failures"
+    __table_args__ = (Index("ix_auth_failures_sender_at", "sender", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sender: Mapped[str] = mapped_column(String(EMAIL))
+    at: Mapped[datetime] = mapped_column(default=utcnow)

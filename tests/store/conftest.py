@@ -1,0 +1,173 @@
+"""Databases for the store tests: a SQLite file, and a throw-away PostgreSQL server per test session."""
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from glob import glob
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from gm.store.db import make_engine, make_session_factory, upgrade
+
+INITDB_GLOB = "/usr/lib/postgresql/*/bin/initdb"
+PG_USER = "gm"
+
+
+def _find_pg_bin() -> Path | None:
+    """The bin/ folder of the newest PostgreSQL installed the Debian way."""
+    found = glob(INITDB_GLOB)
+    if not found:
+        return None
+    newest = max(found, key=lambda p: int(re.search(r"/postgresql/(\d+)/", p).group(1)))  # type: ignore[union-attr]
+    return Path(newest).parent
+
+
+def _install_postgresql() -> str:
+    """apt-get install postgresql, as scripts/setup does; returns why it failed ('' on success)."""
+    if os.geteuid() == 0:
+        sudo: list[str] = []
+    elif shutil.which("sudo"):
+        sudo = ["sudo", "-n"]
+    else:
+        return "not root and no sudo"
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    apt = [*sudo, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+    # pytest-xdist workers all get here at once; dpkg takes one at a time.
+    with open("/tmp/gm-tests-apt.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _find_pg_bin() is not None:
+            return ""
+        for argv in ([*apt, "update", "-qq"], [*apt, "install", "-y", "-qq", "--no-install-recommends", "postgresql"]):
+            try:
+                done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600, check=False)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                return f"{' '.join(argv)}: {e}"
+            if done.returncode != 0:
+                return f"{' '.join(argv)} failed: {done.stderr.strip()[-500:]}"
+    return ""
+
+
+def _pg_bin() -> Path:
+    bin_dir = _find_pg_bin()
+    if bin_dir is None:
+        why = _install_postgresql()
+        bin_dir = _find_pg_bin()
+        if bin_dir is None:
+            message = (
+                f"PostgreSQL is not installed ({INITDB_GLOB} matches nothing) and could not be "
+                f"installed: {why or 'no initdb after installing'}. Run scripts/setup test."
+            )
+            if os.environ.get("CI"):
+                pytest.fail(message)  # scripts/setup installs it: in CI its absence is a bug
+            pytest.skip(message)
+    return bin_dir
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _run(argv: list[str], as_postgres: bool) -> subprocess.CompletedProcess[str]:
+    if as_postgres:  # postgres refuses to run as root
+        argv = ["runuser", "-u", "postgres", "--", *argv]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _server_url(port: int, database: str) -> str:
+    return f"postgresql+psycopg://{PG_USER}@127.0.0.1:{port}/{database}"
+
+
+def _admin(url: str) -> psycopg.Connection:
+    """An autocommit connection to the server's maintenance database, for CREATE/DROP DATABASE."""
+    u = make_url(url)
+    return psycopg.connect(host=u.host, port=u.port, user=u.username, dbname="postgres", autocommit=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of its own (fsync off, in a short folder under /tmp, stopped at the end)
+    and an empty database `gmtest` on it; yields that database's URL."""
+    bin_dir = _pg_bin()
+    as_postgres = os.geteuid() == 0
+    base = Path(tempfile.mkdtemp(prefix="gmpg", dir="/tmp"))  # short: the socket path must fit 107 bytes
+    data, log = base / "data", base / "log"
+    if as_postgres:
+        pg = pwd.getpwnam("postgres")
+        os.chown(base, pg.pw_uid, pg.pw_gid)
+    try:
+        done = _run(
+            [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", PG_USER, "-E", "UTF8", "--locale=C", "-N"],
+            as_postgres,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"initdb failed: {done.stdout}{done.stderr}")
+        for _ in range(5):  # another process may take the port between our probe and the start
+            port = _free_port()
+            options = (
+                f"-p {port} -k {base} -c listen_addresses=127.0.0.1 "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
+            start = [str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(log), "-o", options, "start"]
+            done = _run(start, as_postgres)
+            if done.returncode == 0:
+                break
+        else:
+            pytest.fail(f"PostgreSQL did not start: {done.stderr}\n{log.read_text() if log.exists() else ''}")
+        url = _server_url(port, "gmtest")
+        with _admin(url) as admin:
+            admin.execute("CREATE DATABASE gmtest")
+        yield url
+    finally:
+        if (data / "postmaster.pid").exists():
+            _run([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind, new for every test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'gm.sqlite3'}"
+        return
+    server: str = request.getfixturevalue("postgres_url")
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with _admin(server) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with _admin(server) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def migrated_url(db_url: str) -> str:
+    upgrade(db_url)
+    return db_url
+
+
+@pytest.fixture
+def engine(migrated_url: str) -> Iterator[Engine]:
+    engine = make_engine(migrated_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return make_session_factory(engine)

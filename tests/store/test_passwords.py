@@ -1,0 +1,40 @@
+"""Password hashes: salted, slow, verifiable, and never holding the password."""
+from __future__ import annotations
+
+import base64
+
+from argon2 import PasswordHasher
+
+from gm.store.passwords import check_password, hash_password, needs_rehash
+
+
+def test_a_hash_verifies_its_password_and_no_other() -> None:
+    h = hash_password("sekrit-Ω")
+    assert check_password(h, "sekrit-Ω")
+    assert not check_password(h, "sekrit-ω")
+    assert not check_password(h, "")
+
+
+def test_the_hash_never_holds_the_password() -> None:
+    for password in ("sekrit-42", "correct horse battery staple"):
+        h = hash_password(password)
+        assert password not in h
+        assert password.encode().hex() not in h
+        assert base64.b64encode(password.encode()).decode().rstrip("=") not in h
+        assert h.startswith("$argon2id$")
+
+
+def test_each_hash_has_its_own_salt() -> None:
+    assert hash_password("same") != hash_password("same")
+
+
+def test_a_malformed_hash_matches_nothing() -> None:
+    assert not check_password("", "x")
+    assert not check_password("not a hash", "not a hash")
+    assert not check_password("$argon2id$v=19$broken", "x")
+
+
+def test_weaker_hashes_ask_to_be_rehashed() -> None:
+    assert not needs_rehash(hash_password("x"))
+    assert needs_rehash(PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1).hash("x"))
+    assert needs_rehash("not a hash")
