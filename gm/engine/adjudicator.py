@@ -113,7 +113,8 @@ def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
     Orders that depend on other orders (a support that must match a move, a convoy that must match
     an army's move) are checked as if the orders they need were given. Used for acknowledgements.
     """
-    result = adjudicate(variant, state, [order]).results[0]
+    results = adjudicate(variant, state, [order]).results
+    result = next((r for r in results if r.order is order), results[0])
     if result.result is Result.VOID and not _needs_partner(result.reason):
         return result.reason
     return None

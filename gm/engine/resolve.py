@@ -290,7 +290,8 @@ class Movement:
             self.route[i] = route
             return ""
         self.dest_loc[i] = self.dst[i] = None
-        if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in game_map.army:
+        coastal = game_map.sea_neighbours
+        if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in coastal or dest_prov not in coastal:
             return f"no army can reach {name(dest_prov)} from {name(src)}"
         if self._sea_route(src, dest_prov):
             return f"no army can reach {name(dest_prov)} from {name(src)} {NO_CONVOY}"

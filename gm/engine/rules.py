@@ -32,6 +32,10 @@ class Rules:
         p = variant.powers.get(power)
         return p is not None and p.minor
 
+    def points_available(self, variant: Variant, state: GameState, power: str) -> int | None:
+        """Secret points (DPs, IPs) `power` may allocate this turn; None where the variant has none."""
+        return None
+
     def stationary_powers(self, variant: Variant, state: GameState) -> frozenset[str]:
         """Powers whose units never leave their space: a move of theirs is a sortie that always
         bounces, though it still cuts supports and stands off other units."""

@@ -1,6 +1,11 @@
 """Player passwords: slow salted hashes (Argon2id), never the passwords themselves."""
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+from collections import OrderedDict
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -28,4 +33,31 @@ def needs_rehash(password_hash: str) -> bool:
     try:
         return _HASHER.check_needs_rehash(password_hash)
     except InvalidHashError:
+        return True
+
+
+class PasswordVerifier:
+    """check_password with a memory of passwords already verified in this process.
+
+    The slow hash is what makes stolen hashes useless; paying it for every mail of a player who
+    sends many would cap the judge at a few mails a second. A password that verified once is
+    remembered as an HMAC under a key that lives only in this process (never the password), so
+    later mails with the same password check in microseconds. A wrong password always pays.
+    """
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._key = secrets.token_bytes(32)
+        self._known: OrderedDict[bytes, None] = OrderedDict()
+        self._capacity = capacity
+
+    def check(self, password_hash: str, password: str) -> bool:
+        tag = hmac.new(self._key, f"{password_hash}\0{password}".encode(), hashlib.sha256).digest()
+        if tag in self._known:
+            self._known.move_to_end(tag)
+            return True
+        if not check_password(password_hash, password):
+            return False
+        self._known[tag] = None
+        if len(self._known) > self._capacity:
+            self._known.popitem(last=False)
         return True

@@ -75,6 +75,11 @@ class VariantRules(Rules):
                 counts[owner] += 1
         return {p: min(MAX_DP, n) for p, n in counts.items()}
 
+    def points_available(self, variant: Variant, state: GameState, power: str) -> int | None:
+        if state.phase.kind is not PhaseKind.MOVEMENT:
+            return 0
+        return self.dp_entitlement(variant, state).get(power, 0)
+
     # --- every phase ----------------------------------------------------------------------------
     def prepare(
         self, variant: Variant, state: GameState, orders: Sequence[Order]

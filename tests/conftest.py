@@ -1,4 +1,4 @@
-"""Databases for the store tests: a SQLite file, and a throw-away PostgreSQL server per test session."""
+"""Database fixtures for every test: SQLite files and a real PostgreSQL server started for the session."""
 from __future__ import annotations
 
 import fcntl

@@ -1,0 +1,112 @@
+"""Games in the database: creating and starting them, their current phase, the orders on file."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gm.engine.model import GameState, PhaseKind
+from gm.engine.variant import Variant
+from gm.store.db import state_from_json, state_to_json
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
+from gm.variants import canonical_name, load_variant
+
+
+class GameError(ValueError):
+    """Something a command asked of a game that cannot be done; the message goes to the sender."""
+
+
+@dataclass
+class CurrentPhase:
+    row: GamePhase
+    state: GameState
+
+
+def create_game(session: Session, name: str, variant: str, actor: str = "system") -> Game:
+    """A new game, forming: players JOIN it until every power is taken."""
+    name = name.strip().lower()
+    if not name.isidentifier() or len(name) > 64:
+        raise GameError(f"a game name is letters, digits and '_' ({name!r} is not)")
+    if session.scalar(select(Game).where(Game.name == name)) is not None:
+        raise GameError(f"there is already a game called {name}")
+    game = Game(name=name, variant=canonical_name(variant), status=GameStatus.FORMING)
+    session.add(game)
+    session.flush()
+    session.add(AuditEntry(game_id=game.id, actor=actor, action="create game", detail={"variant": game.variant}))
+    return game
+
+
+def find_game(session: Session, name: str) -> Game | None:
+    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+
+
+def variant_of(game: Game) -> Variant:
+    return load_variant(game.variant)
+
+
+def active_players(session: Session, game: Game) -> list[Player]:
+    return list(
+        session.scalars(
+            select(Player).where(Player.game_id == game.id, Player.left_at.is_(None)).order_by(Player.power)
+        )
+    )
+
+
+def start_game(session: Session, game: Game) -> CurrentPhase:
+    """Every power is taken: the first phase opens."""
+    variant = variant_of(game)
+    state = variant.initial_state()
+    row = GamePhase(game_id=game.id, seq=1, label=variant.phase_label(state.phase), state_json=state_to_json(state))
+    session.add(row)
+    game.status = GameStatus.ACTIVE
+    session.flush()
+    session.add(AuditEntry(game_id=game.id, actor="system", action="start game", detail={"phase": row.label}))
+    return CurrentPhase(row, state)
+
+
+def current_phase(session: Session, game: Game) -> CurrentPhase | None:
+    """The phase taking orders: the latest one not yet adjudicated."""
+    row = session.scalar(
+        select(GamePhase)
+        .where(GamePhase.game_id == game.id, GamePhase.adjudicated_at.is_(None))
+        .order_by(GamePhase.seq.desc())
+        .limit(1)
+    )
+    return None if row is None else CurrentPhase(row, state_from_json(row.state_json))
+
+
+def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OrderRecord]:
+    return list(
+        session.scalars(
+            select(OrderRecord)
+            .where(OrderRecord.phase_id == phase.id, OrderRecord.power == power, OrderRecord.current.is_(True))
+            .order_by(OrderRecord.id)
+        )
+    )
+
+
+def allocations_on_file(session: Session, phase: GamePhase, power: str) -> list[SecretAllocation]:
+    return list(
+        session.scalars(
+            select(SecretAllocation)
+            .where(
+                SecretAllocation.phase_id == phase.id,
+                SecretAllocation.power == power,
+                SecretAllocation.current.is_(True),
+            )
+            .order_by(SecretAllocation.id)
+        )
+    )
+
+
+def units_without_orders(state: GameState, power: str, on_file: list[OrderRecord]) -> list[str]:
+    """Units of `power` that still have no order (movement and retreat phases)."""
+    ordered = {r.unit for r in on_file}
+    if state.phase.kind is PhaseKind.RETREAT:
+        units = [d.unit for d in state.dislodged.values() if d.unit.power == power]
+    elif state.phase.kind is PhaseKind.MOVEMENT:
+        units = state.units_of(power)
+    else:
+        return []
+    return sorted(str(u) for u in units if u.province not in ordered)

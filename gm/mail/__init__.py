@@ -1,0 +1,1 @@
+"""Mail for the judge: message.py turns one inbound raw mail into what the judge needs, purely."""

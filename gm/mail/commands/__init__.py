@@ -1,0 +1,82 @@
+"""The player command language: one module per command, each with NAME, USAGE, HELP and run().
+
+A mail is read line by line. A line whose first word (or first two, for SET ...) names a command
+runs that command; any other line is an order (or a point allocation) for the game the sender has
+signed on to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from sqlalchemy.orm import Session
+
+from gm.mail.message import InboundMessage
+from gm.store.models import Game, InboundMail, Player
+from gm.store.passwords import PasswordVerifier
+
+
+@dataclass
+class LineResult:
+    """What became of one line of the mail, for the acknowledgement."""
+
+    text: str  # the line as shown back (passwords masked)
+    accepted: bool
+    detail: str  # the canonical form when accepted, the precise reason when not
+
+
+@dataclass
+class Context:
+    """One mail being processed: the session it is processed in and what the commands found."""
+
+    session: Session
+    message: InboundMessage
+    inbound: InboundMail
+    verifier: PasswordVerifier
+    results: list[LineResult] = field(default_factory=list)
+    sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
+    player: Player | None = None  # signed on
+    game: Game | None = None
+    signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
+    changed: bool = False  # whether the mail changed anything (orders, players, passwords)
+
+    def accept(self, text: str, detail: str) -> None:
+        self.results.append(LineResult(text, True, detail))
+
+    def reject(self, text: str, reason: str) -> None:
+        self.results.append(LineResult(text, False, reason))
+
+
+def registry() -> dict[str, ModuleType]:
+    """Command name -> module, in the order HELP lists them."""
+    from gm.mail.commands import (
+        clear,
+        help,
+        history,
+        join,
+        listing,
+        set_address,
+        set_password,
+        signoff,
+        signon,
+        summary,
+    )
+
+    modules = [signon, join, clear, listing, history, summary, set_password, set_address, help, signoff]
+    return {m.NAME: m for m in modules}
+
+
+def run_line(ctx: Context, line: str) -> None:
+    """Run one line of a mail: a command, or else an order."""
+    from gm.mail.commands import orders
+
+    words = line.split()
+    key = words[0].upper()
+    args = words[1:]
+    if key == "SET" and args:
+        key, args = f"SET {args[0].upper()}", args[1:]
+    command = registry().get(key)
+    if command is None:
+        orders.run(ctx, line)
+    else:
+        command.run(ctx, args, line)

@@ -1,0 +1,626 @@
+"""One inbound mail, raw bytes in, what the judge needs out: pure (no I/O), and never raising.
+
+`read_message` finds the body a person typed (the text/plain part, else the text/html part turned
+into text; attachments and forwarded messages ignored), decodes it whatever its charset and
+transfer encoding, and keeps only the text the sender wrote: quoted replies, attributions ("On ...
+wrote:"), Outlook header blocks, forwarded messages, signatures and pasted acknowledgements of the
+judge are dropped. It also says why a mail must never be answered (auto-replies, bounces, lists).
+`command_lines` gives the lines of that text the judge treats as commands.
+"""
+from __future__ import annotations
+
+import codecs
+import email
+import email.policy
+import email.utils
+import hashlib
+import html
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.message import Message
+from html.parser import HTMLParser
+from typing import TypeVar
+
+ACK_MARKER = "=== gm acknowledgement ==="
+"""The line that starts the judge's acknowledgement; a pasted copy of it ends a player's text."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class InboundMessage:
+    message_id: str              # '<...>'; generated from a hash of the raw bytes when missing
+    sender: str                  # the From addr-spec, lower-cased ('' when there is none)
+    reply_to: str                # Reply-To addr-spec if present, else the sender
+    subject: str                 # RFC 2047 decoded, whitespace collapsed
+    text: str                    # what the sender wrote, quotes and signatures dropped
+    automatic: str | None        # why this mail must never be answered; None for a person's mail
+    size: int                    # len(raw)
+    in_reply_to: str | None      # '<...>'
+    references: tuple[str, ...]  # '<...>' each, in order
+
+
+# --- entry points --------------------------------------------------------------------------------
+
+def read_message(raw: bytes) -> InboundMessage:
+    """Read one raw mail. Never raises, whatever the bytes."""
+    data = _as_bytes(raw)
+    generated_id = "<" + hashlib.sha256(data).hexdigest()[:32] + "@gm.invalid>"
+    try:
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+    except Exception:
+        return InboundMessage(generated_id, "", "", "", "", "unreadable message", len(data),
+                              None, ())
+    message_id = _safe(lambda: _message_id(_header(msg, "message-id")), None) or generated_id
+    sender = _safe(lambda: _address(_header(msg, "from")), "")
+    reply_to = _safe(lambda: _address(_header(msg, "reply-to")), "") or sender
+    subject = _safe(lambda: _unstructured(_header(msg, "subject")), "")
+    text = _safe(lambda: _keep(_body_text(msg)), "")
+    automatic = _safe(lambda: _automatic(msg, sender, reply_to, subject), "unreadable headers")
+    in_reply_to = _safe(lambda: _message_id(_header(msg, "in-reply-to")), None)
+    references = _safe(lambda: _references(_header(msg, "references")), ())
+    return InboundMessage(message_id, sender, reply_to, subject, text, automatic, len(data),
+                          in_reply_to, references)
+
+
+def command_lines(text: str) -> list[str]:
+    """The lines the judge treats as commands: what is left of `text` once quotes, attributions,
+    forwarded and pasted-acknowledgement blocks and signatures are dropped (a no-op on the `text`
+    of a read message), non-empty, stripped, in order."""
+    try:
+        return [line.strip() for line in _keep(_clean(str(text))).split("\n") if line.strip()]
+    except Exception:
+        return []
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+def _safe(compute: Callable[[], T], default: T) -> T:
+    try:
+        return compute()
+    except Exception:
+        return default
+
+
+def _as_bytes(raw: object) -> bytes:
+    try:
+        if isinstance(raw, str):
+            return raw.encode("utf-8", "surrogateescape")
+        return bytes(raw)  # type: ignore[call-overload]
+    except Exception:
+        return b""
+
+
+_LINE_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_INVISIBLE = re.compile("[\ufeff\u200b\u200c\u200d\u2060\u180e\u00ad\u200e\u200f"
+                        "\u202a-\u202e\u2066-\u2069]")
+_SPACES = re.compile("[\xa0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _clean(text: str) -> str:
+    """'\\n' line ends; no BOM, zero-width or control characters; every kind of space a space."""
+    text = _LINE_BREAKS.sub("\n", text)
+    text = _INVISIBLE.sub("", text)
+    text = _SPACES.sub(" ", text)
+    text = _CONTROL.sub("", text)
+    text = _SURROGATE.sub("\ufffd", text)
+    return unicodedata.normalize("NFC", text)
+
+
+# --- charsets ------------------------------------------------------------------------------------
+
+# Labels mail software uses for a superset: read them as the superset (as browsers do).
+_SUPERSET = {"iso8859-1": "cp1252", "gb2312": "gb18030", "gbk": "gb18030", "shift_jis": "cp932",
+             "euc_kr": "cp949", "iso8859-9": "cp1254", "iso8859-11": "cp874", "tis-620": "cp874"}
+# Codecs that are no charset a mail body is written in.
+_NOT_CHARSETS = {"idna", "punycode", "unicode-escape", "raw-unicode-escape", "undefined",
+                 "unicode_escape", "raw_unicode_escape"}
+
+
+def _codec(label: object) -> str | None:
+    if not isinstance(label, str) or not label.strip() or len(label) > 40:
+        return None
+    try:
+        info = codecs.lookup(label.strip().strip("\"'"))
+    except (LookupError, ValueError, TypeError):
+        return None
+    if info.name in _NOT_CHARSETS or not getattr(info, "_is_text_encoding", True):
+        return None
+    return info.name
+
+
+def _decode_bytes(data: bytes, declared: object = None) -> str:
+    """Bytes to text: the declared charset (us-ascii counts as undeclared), else UTF-8, else UTF-8
+    with replacement when as many characters decode as fail, else windows-1252, else latin-1."""
+    candidates: list[str] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        candidates.append("utf-8-sig")
+    name = _codec(declared)
+    if name and name != "ascii":
+        candidates += [_SUPERSET[name]] if name in _SUPERSET else []
+        candidates.append(name)
+    candidates.append("utf-8")
+    for candidate in candidates:
+        try:
+            return data.decode(candidate)
+        except (UnicodeError, LookupError, ValueError):
+            pass
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    good = sum(1 for ch in text if ord(ch) > 127) - bad
+    if good and good >= bad:
+        return text
+    try:
+        return data.decode("cp1252")
+    except UnicodeError:
+        return data.decode("latin-1")
+
+
+# --- headers -------------------------------------------------------------------------------------
+
+def _header(msg: Message, name: str) -> str | None:
+    """The first `name` header as text, unfolded, 8-bit bytes decoded; encoded words left as is."""
+    for key, value in msg.raw_items():
+        if str(key).lower() == name:
+            value = value if isinstance(value, str) else str(value)
+            if _SURROGATE.search(value):
+                value = _decode_bytes(value.encode("utf-8", "surrogateescape"))
+            return re.sub(r"[\r\n]+", "", value)
+    return None
+
+
+def _unstructured(value: str | None) -> str:
+    """RFC 2047 decoded, cleaned, whitespace collapsed."""
+    if value is None:
+        return ""
+    try:
+        decoded = str(email.policy.default.header_factory("subject", value))
+    except Exception:
+        decoded = value
+    return " ".join(_clean(decoded).split())
+
+
+def _address(value: str | None) -> str:
+    """The first addr-spec of an address header, lower-cased; '' when there is none."""
+    if not value:
+        return ""
+    try:
+        specs = [a.addr_spec for a in email.policy.default.header_factory("from", value).addresses]
+    except Exception:
+        specs = [addr for _, addr in email.utils.getaddresses([value])]
+    for spec in specs:
+        spec = _clean(str(spec)).strip().strip("<>").strip().lower()
+        if spec and not re.search(r"[\x00-\x1f<>\n]", spec):
+            return spec
+    return ""
+
+
+_MSGID = re.compile(r"<([^<>]*)>")
+
+
+def _norm_id(core: str) -> str | None:
+    core = re.sub(r"[\x00-\x20\x7f<>]+", "", _clean(core))
+    return f"<{core}>" if core else None
+
+
+def _message_id(value: str | None) -> str | None:
+    """'<...>' from a Message-ID / In-Reply-To value; None when there is none."""
+    if not value:
+        return None
+    found = _MSGID.search(value)
+    if found:
+        return _norm_id(found.group(1))
+    words = value.split()
+    return _norm_id(words[0]) if words else None
+
+
+def _references(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    cores = _MSGID.findall(value) if "<" in value else value.split()
+    ids: list[str] = []
+    for core in cores:
+        norm = _norm_id(core)
+        if norm and norm not in ids:
+            ids.append(norm)
+    return tuple(ids)
+
+
+# --- automatic mail ------------------------------------------------------------------------------
+
+_PRECEDENCE = {"bulk", "junk", "list", "auto_reply", "auto-reply"}
+_PRESENCE = ("X-Autoreply", "X-Autorespond", "X-Autogenerated", "X-Failed-Recipients")
+_LIST = ("List-Id", "List-Unsubscribe", "List-Post")
+_DAEMONS = {"mailer-daemon", "postmaster"}
+_NOREPLY = re.compile(r"(no|do[-_.]?not)[-_.]?reply([-+_.].*)?")
+_SUBJECTS = ("auto:", "automatic reply", "autoreply", "auto-reply", "auto reply", "out of office",
+             "out of the office", "abwesenheitsnotiz", "automatische antwort",
+             "réponse automatique", "respuesta automática", "automatisch antwoord",
+             "undeliverable", "undelivered mail returned to sender",
+             "delivery status notification", "mail delivery failed", "returned mail:",
+             "delivery failure", "failure notice")
+
+
+def _reason(name: str, value: str) -> str:
+    value = " ".join(_clean(value).split())
+    if len(value) > 80:
+        value = value[:77] + "..."
+    return f"{name}: {value}" if value else f"{name} header"
+
+
+def _automatic(msg: Message, sender: str, reply_to: str, subject: str) -> str | None:
+    """Why this mail must never be answered, or None."""
+    value = _header(msg, "auto-submitted")
+    if value is not None:
+        token = re.sub(r"\([^)]*\)", "", value).split(";")[0].strip()
+        if token.lower() != "no":
+            return _reason("Auto-Submitted", token)
+    value = _header(msg, "precedence")
+    if value is not None:
+        words = value.lower().split()
+        if words and words[0] in _PRECEDENCE:
+            return _reason("Precedence", words[0])
+    for name in _PRESENCE:
+        value = _header(msg, name.lower())
+        if value is not None:
+            return _reason(name, value)
+    value = _header(msg, "x-auto-response-suppress")
+    if value is not None and "all" in re.split(r"[\s,;]+", value.lower()):
+        return _reason("X-Auto-Response-Suppress", value)
+    for name in _LIST:
+        value = _header(msg, name.lower())
+        if value is not None:
+            return _reason(name, value)
+    value = _header(msg, "return-path")
+    if value is not None and re.fullmatch(r"\s*(<\s*>)?\s*", value):
+        return "Return-Path: <>"
+    for name, address in (("From", sender), ("Reply-To", reply_to)):
+        local = address.rsplit("@", 1)[0].strip('"')
+        if local in _DAEMONS or _NOREPLY.fullmatch(local):
+            return f"From: {address}" if name == "From" else f"Reply-To: {address}"
+    ctype = _content_type(msg)
+    if ctype == "multipart/report":
+        report = _safe(lambda: msg.get_param("report-type"), None)
+        report = report if isinstance(report, str) else ""
+        return "Content-Type: multipart/report" + (f"; report-type={report.lower()}"
+                                                   if report else "")
+    if ctype in ("message/delivery-status", "message/disposition-notification"):
+        return f"Content-Type: {ctype}"
+    lowered = subject.lower()
+    for prefix in _SUBJECTS:
+        if lowered.startswith(prefix):
+            return "Subject: " + subject[:len(prefix)]
+    if not sender:
+        return "no From address"
+    return None
+
+
+# --- the body ------------------------------------------------------------------------------------
+
+def _content_type(part: Message) -> str:
+    try:
+        return str(part.get_content_type()).lower()
+    except Exception:
+        value = _header(part, "content-type") or ""
+        found = re.match(r"\s*([\w.+-]+/[\w.+-]+)", value)
+        return found.group(1).lower() if found else "text/plain"
+
+
+def _param(part: Message, name: str) -> str | None:
+    try:
+        value = part.get_param(name)
+        if isinstance(value, tuple):
+            value = email.utils.collapse_rfc2231_value(value)
+        return value if isinstance(value, str) else None
+    except Exception:
+        return None
+
+
+def _is_attachment(part: Message, nested: bool) -> bool:
+    """Content-Disposition: attachment; or, inside a multipart, any part with a file name (a body
+    typed in a mail program never has one: Apple Mail sends attached files 'inline')."""
+    disposition = _header(part, "content-disposition") or ""
+    if disposition.split(";")[0].strip().lower() == "attachment":
+        return True
+    if not nested:
+        return False
+    if re.search(r"(^|;)\s*filename\*?\s*=", disposition, re.I):
+        return True
+    return bool(_param(part, "name"))
+
+
+def _leaves(part: Message, depth: int = 0):
+    """The single parts that may be the body, depth-first: no attachments, nothing inside a
+    message/* part (forwarded mail, bounced originals)."""
+    if depth > 50 or _is_attachment(part, depth > 0):
+        return
+    maintype = _content_type(part).split("/")[0]
+    if maintype == "message":
+        return
+    if maintype == "multipart":
+        if part.is_multipart():
+            for sub in part.get_payload():
+                if isinstance(sub, Message):
+                    yield from _leaves(sub, depth + 1)
+        return
+    yield part
+
+
+def _payload_bytes(part: Message) -> bytes:
+    payload = part.get_payload(decode=True)
+    if payload is None:
+        return b""
+    if isinstance(payload, str):
+        return payload.encode("utf-8", "surrogateescape")
+    return bytes(payload)
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""",
+                           re.I)
+
+
+def _body_text(msg: Message) -> str:
+    plain = html_part = None
+    for part in _leaves(msg):
+        ctype = _content_type(part)
+        if ctype == "text/plain":
+            plain = part
+            break
+        if ctype == "text/html" and html_part is None:
+            html_part = part
+    if plain is not None:
+        data = _payload_bytes(plain)
+        text = _LINE_BREAKS.sub("\n", _decode_bytes(data, _param(plain, "charset")))
+        if (_param(plain, "format") or "").lower() == "flowed":
+            text = _unflow(text, (_param(plain, "delsp") or "").lower() == "yes")
+        return _clean(text)
+    if html_part is not None:
+        data = _payload_bytes(html_part)
+        charset = _param(html_part, "charset")
+        if not charset:
+            found = _META_CHARSET.search(data[:4096])
+            charset = found.group(1).decode("ascii") if found else None
+        return _clean(_html_to_text(_decode_bytes(data, charset)))
+    return ""
+
+
+def _unflow(text: str, delsp: bool) -> str:
+    """RFC 3676 format=flowed: join soft-broken lines (trailing space) of the same quote depth."""
+    out: list[str] = []
+    para: str | None = None
+    para_depth = 0
+
+    def flush() -> None:
+        nonlocal para
+        if para is not None:
+            out.append(("> " * para_depth) + para if para_depth else para)
+            para = None
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]
+        if content == "-- ":
+            flush()
+            out.append(("> " * depth) + content if depth else content)
+            continue
+        flowed = content.endswith(" ")
+        if flowed and delsp:
+            content = content[:-1]
+        if para is not None and depth == para_depth:
+            para += content
+        else:
+            flush()
+            para, para_depth = content, depth
+        if not flowed:
+            flush()
+    flush()
+    return "\n".join(out)
+
+
+class _HTMLText(HTMLParser):
+    """HTML to lines of text: line breaks at block elements and <br>, blockquotes as '> ' lines,
+    scripts, styles and the head dropped, whitespace collapsed outside <pre>."""
+
+    BLOCK = frozenset("address article aside blockquote center dd details dialog div dl dt "
+                      "fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main "
+                      "nav ol p pre section summary table tbody tfoot thead tr ul".split())
+    SKIP = frozenset("script style head title template noscript svg".split())
+    CELL = frozenset(("td", "th"))
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self._current: list[str] = []
+        self._skipping: list[str] = []
+        self._quote = 0
+        self._pre = 0
+
+    def _emit(self, force: bool) -> None:
+        text = "".join(self._current)
+        self._current = []
+        force = force or "\xa0" in text  # <p>&nbsp;</p>: a blank line, as a browser shows it
+        text = text.rstrip() if self._pre else " ".join(text.split())
+        if text or force:
+            self.lines.append(("> " * self._quote) + text)
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self.SKIP:
+            self._skipping.append(tag)
+            return
+        if tag == "body":
+            self._skipping.clear()
+        if self._skipping:
+            return
+        if tag == "br":
+            self._emit(True)
+        elif tag in self.BLOCK:
+            self._emit(False)
+            self._quote += tag == "blockquote"
+            self._pre += tag == "pre"
+        elif tag in self.CELL and "".join(self._current).strip():
+            self._current.append(" ")
+
+    def handle_startendtag(self, tag: str, attrs) -> None:
+        if tag not in self.SKIP:
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP:
+            if tag in self._skipping:
+                del self._skipping[len(self._skipping) - 1 - self._skipping[::-1].index(tag):]
+            return
+        if self._skipping:
+            return
+        if tag == "br":
+            self._emit(True)
+        elif tag in self.BLOCK:
+            self._emit(False)
+            if tag == "blockquote":
+                self._quote = max(0, self._quote - 1)
+            if tag == "pre":
+                self._pre = max(0, self._pre - 1)
+
+    def handle_data(self, data: str) -> None:
+        if self._skipping:
+            return
+        if self._pre:
+            *whole, last = data.split("\n")
+            for piece in whole:
+                self._current.append(piece)
+                self._emit(True)
+            self._current.append(last)
+        else:
+            self._current.append(data)
+
+
+def _html_to_text(markup: str) -> str:
+    parser = _HTMLText()
+    try:
+        parser.feed(markup)
+        parser.close()
+        parser._emit(False)
+        return "\n".join(parser.lines)
+    except Exception:
+        return _crude_html_to_text(markup)
+
+
+def _crude_html_to_text(markup: str) -> str:
+    """For markup html.parser gives up on: tags out, breaks at the usual places."""
+    markup = re.sub(r"(?is)<(script|style)\b[^>]*>[^<]*(?:<(?!/\1)[^<]*)*</\1\s*>", " ", markup)
+    markup = re.sub(r"(?i)<br\b[^>]*>|</?(?:p|div|li|tr|h[1-6]|table|blockquote|hr)\b[^>]*>",
+                    "\n", markup)
+    markup = html.unescape(re.sub(r"<[^>]*>", "", markup))
+    return "\n".join(" ".join(line.split()) for line in markup.split("\n"))
+
+
+# --- what the sender wrote -----------------------------------------------------------------------
+
+_QUOTED = re.compile(r"\s*>")
+_ACK = re.compile(r"={3}\s*gm\s+acknowledgement\s*={3}", re.I)
+_ORIGINAL = re.compile(r"-{2,}\s*(original message|ursprüngliche nachricht|originalnachricht|"
+                       r"message d'origine|oorspronkelijk bericht|mensaje original|"
+                       r"messaggio originale)\s*-{2,}", re.I)
+_FORWARDED = re.compile(r"-{2,}\s*(forwarded message|weitergeleitete nachricht|"
+                        r"message transf[ée]r[ée]|doorgestuurd bericht|mensaje reenviado|"
+                        r"messaggio inoltrato)\s*-{2,}|"
+                        r"(begin forwarded message|anfang der weitergeleiteten nachricht|"
+                        r"début du message réexpédié)\s*:", re.I)
+_UNDERSCORES = re.compile(r"_{8,}")
+# Header lines of an Outlook-style block ("From: ... Sent: ... To: ... Subject: ..."), localised.
+_HDR_FROM = re.compile(r"\*?(from|von|de|van|da|från|fra)\s*:\s*\S", re.I)
+_HDR_DATE = re.compile(r"\*?(sent|date|gesendet|datum|envoyé|verzonden|verstuurd|"
+                       r"enviado(\s+el)?|fecha|inviato|data|skickat|sendt)\s*:", re.I)
+_HDR_OTHER = re.compile(r"\*?(to|an|à|aan|para|a|cc|subject|betreff|objet|onderwerp|asunto|"
+                        r"oggetto|ämne|emne)\s*:", re.I)
+# "On <date>, <someone> wrote:" and its German, French, Dutch and Spanish forms.
+_OPENER = re.compile(r"(on|am|le|op|el)\s", re.I)
+_ATTRIBUTIONS = (
+    re.compile(r".*\b(wrote|schrieb|a\s+écrit|schreef|escribió)\s*:", re.I),
+    re.compile(r"am\s.*\bschrieb\b.*:", re.I),
+    re.compile(r"op\s.*\bschreef\b.*:", re.I),
+    re.compile(r".+\bschrieb\s+am\b.*:", re.I),
+)
+_FOOTER = re.compile(r"(sent from my \S.{0,40}|sent from (mail|outlook) for \S.{0,30}|"
+                     r"get outlook for (ios|android)|von meinem \S.{0,40} gesendet|"
+                     r"envoyé de mon \S.{0,40}|verzonden (vanaf|met) mijn \S.{0,40}|"
+                     r"enviado desde mi \S.{0,40}|sent from yahoo mail.{0,40})", re.I)
+
+
+def _header_block(lines: list[str], i: int) -> bool:
+    """Does an Outlook-style header block (a From line and a Sent/Date line) start at line i?"""
+    seen_from = seen_date = False
+    for line in lines[i:i + 6]:
+        s = line.strip()
+        if _HDR_FROM.match(s):
+            seen_from = True
+        elif _HDR_DATE.match(s):
+            seen_date = True
+        elif not _HDR_OTHER.match(s):
+            break
+        if seen_from and seen_date:
+            return True
+    return False
+
+
+def _ends_text(lines: list[str], i: int) -> bool:
+    """Does everything from line i on belong to someone else (or to a signature)?"""
+    s = lines[i].strip()
+    if lines[i].rstrip() == "--" or _ACK.search(s):
+        return True
+    if _ORIGINAL.fullmatch(s) or _FORWARDED.fullmatch(s) or _header_block(lines, i):
+        return True
+    if _UNDERSCORES.fullmatch(s):
+        following = [j for j in range(i + 1, min(i + 3, len(lines))) if lines[j].strip()]
+        return bool(following) and _header_block(lines, following[0])
+    return False
+
+
+def _attribution(lines: list[str], i: int) -> int:
+    """How many lines (1 to 3: clients wrap it) an attribution line starting at line i takes."""
+    joined = lines[i].strip()
+    if not joined or len(joined) > 300:
+        return 0
+    for extra in range(3):
+        if extra:
+            if i + extra >= len(lines) or not lines[i + extra].strip():
+                return 0
+            joined += " " + lines[i + extra].strip()
+            if len(joined) > 400:
+                return 0
+        if any(pattern.fullmatch(joined) for pattern in _ATTRIBUTIONS):
+            return extra + 1
+        if not _OPENER.match(joined):
+            return 0
+    return 0
+
+
+def _keep(text: str) -> str:
+    """What the sender wrote: quoted lines, attributions, mobile footers dropped; the text cut at a
+    signature, an Outlook header block, a forwarded message or a pasted acknowledgement; lines
+    right-stripped, runs of blank lines made one, no blank lines at either end."""
+    lines = [line for line in text.split("\n") if not _QUOTED.match(line)]
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        if _ends_text(lines, i):
+            break
+        taken = _attribution(lines, i)
+        if taken:
+            i += taken
+            continue
+        if not _FOOTER.fullmatch(lines[i].strip()):
+            kept.append(lines[i].rstrip())
+        i += 1
+    out: list[str] = []
+    for line in kept:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
