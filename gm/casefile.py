@@ -143,6 +143,7 @@ class _Reader:
         self.variant_name = "standard"
         self.cases: list[Case] = []
         self.lineno = 0
+        self.section: str | None = None  # the section being read
 
     def fail(self, message: str) -> CaseFileError:
         return CaseFileError(f"{self.filename}:{self.lineno}: {message}")
@@ -197,6 +198,7 @@ class _Reader:
                 continue
             if section is None:
                 raise self.fail(f"{line!r} is in no section (expected one of {', '.join(SECTIONS)} or END)")
+            self.section = section
             self.section_line(case, section, line)
         if case is not None:
             raise self.fail(f"case {case.id} has no END")
@@ -256,6 +258,9 @@ class _Reader:
         if not colon:  # tolerate 'Italy F gol'
             head, _, rest = line.partition(" ")
         power = resolve_power(variant, head.strip())
+        if power is None and self.section in ("POSTSTATE", "POSTSTATE_DISLODGED") and head.strip():
+            # A power the game made (a new minor power after civil disorder), by its exact name.
+            return head.strip(), rest.strip()
         if power is None:
             known = ", ".join(variant.powers)
             raise self.fail(f"unknown power {head.strip()!r} (known: {known})")
@@ -468,16 +473,16 @@ def _shown(run: CaseRun, order: Order) -> str:
 
 
 def order_results(run: CaseRun) -> list[dict[str, str]]:
-    """The ORDERS lines with their results, in file order."""
+    """The ORDERS lines with their results, in file order; then the orders the rules made for
+    units (a minor power's order that point allocations decided), under that power's name."""
     results = list(run.adjudication.results) if run.adjudication is not None else []
+    by_order = {id(r.order): r for r in results}
     out = []
-    k = 0
     for e in run.entries:
         if e.order is None:
             out.append({"power": e.power, "order": e.text, "result": "void", "reason": e.error or ""})
             continue
-        r = results[k] if k < len(results) else None
-        k += 1
+        r = by_order.pop(id(e.order), None)
         out.append(
             {
                 "power": e.order.power,
@@ -486,6 +491,10 @@ def order_results(run: CaseRun) -> list[dict[str, str]]:
                 "reason": r.reason if r is not None else (run.error or ""),
             }
         )
+    given = {id(e.order) for e in run.entries if e.order is not None}
+    for r in results:
+        if id(r.order) in by_order and id(r.order) not in given:
+            out.append({"power": r.order.power, "order": str(r.order), "result": r.result.value, "reason": r.reason})
     return out
 
 

@@ -46,6 +46,9 @@ class VariantRules(Rules):
 
     # Orders a minor power's unit may be given through DPs.
     minor_order_kinds: tuple[type, ...] = (Hold, SupportHold, SupportMove)
+    # 2006: an allocation the unit could not carry out is refused when it is made. v6 counts it and
+    # publishes the winner as written (an invalid one leaves the unit holding).
+    check_when_allocated = True
 
     # --- powers ---------------------------------------------------------------------------------
     def is_minor(self, variant: Variant, state: GameState, power: str) -> bool:
@@ -103,6 +106,8 @@ class VariantRules(Rules):
                 allocations.append(o)
             elif type(o) is DeclareHome:
                 side.append(OrderResult(o, Result.VOID, "a HOME declaration is given in the winter"))
+            elif self.is_minor(variant, state, o.power):
+                side.append(OrderResult(o, Result.VOID, f"{o.power} is a minor power: its unit is ordered only through DPs"))
             else:
                 unit_orders.append(o)
         if not allocations:
@@ -169,13 +174,13 @@ class VariantRules(Rules):
             return f"there is no unit in {name(o.province)}", None
         if not self.is_minor(variant, state, unit.power):
             return f"the unit in {name(o.province)} belongs to {unit.power}, not to a minor power", None
-        if o.unit_type is not None and o.unit_type is not unit.type:
+        if o.unit_type is not None and o.unit_type is not unit.type and self.check_when_allocated:
             return f"the unit in {name(o.province)} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}", None
         if not isinstance(o, self.minor_order_kinds):
             return "a minor power may only be ordered to hold or support", None
         # The same order, however it was written, counts as one: the unit's own power, type and
         # location; supports name the supported unit's real type.
-        changes: dict[str, object] = {"power": unit.power, "unit_type": unit.type, "location": unit.location}
+        changes: dict[str, object] = {"power": unit.power, "unit_type": o.unit_type or unit.type, "location": unit.location}
         if isinstance(o, (SupportHold, SupportMove)):
             supported = state.units.get(o.target)
             changes["target_type"] = supported.type if supported is not None else None

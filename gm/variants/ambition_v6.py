@@ -35,6 +35,7 @@ CATHOLIC = "Catholic"
 
 class VariantRules(ambition.VariantRules):
     minor_order_kinds = (Hold, Move, SupportHold, SupportMove, Convoy)
+    check_when_allocated = False
 
     # --- sorties --------------------------------------------------------------------------------
     def stationary_powers(self, variant: Variant, state: GameState) -> frozenset[str]:
@@ -57,7 +58,7 @@ class VariantRules(ambition.VariantRules):
 
     def _publish(self, variant: Variant, state: GameState, order: Order) -> tuple[Order, str]:
         """Published as written; an order the Religious Rule forbids leaves the unit holding (other
-        invalid orders are voided, with the same effect, when the phase is resolved)."""
+        invalid orders, a wrong unit type among them, are voided when the phase is resolved)."""
         return order, self.religious_rule(variant, state, order)
 
     def _christian(self, variant: Variant, state: GameState, power: str) -> bool:
