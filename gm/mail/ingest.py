@@ -14,8 +14,8 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from gm.games import allocations_on_file, current_phase, orders_on_file, units_without_orders, variant_of
-from gm.mail.commands import Context, run_line
+from gm.games import allocations_on_file, orders_on_file, units_without_orders, variant_of
+from gm.mail.commands import Context, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.reply import PowerStatus, render_ack
 from gm.store.db import transaction
@@ -114,21 +114,27 @@ def _process(
         return "too large", render_ack(message.subject, [], None, [], refused=refused)
     ctx = Context(session=session, message=message, inbound=inbound, verifier=verifier)
     for line in command_lines(message.text)[:MAX_LINES]:
+        command, args = command_for(line)
         try:
-            with session.begin_nested():  # a line that fails undoes only itself
-                run_line(ctx, line)
+            if command is None:
+                orders.run(ctx, line)
+            else:
+                orders.write_orders(ctx)  # a command may read or withdraw them (CLEAR)
+                with session.begin_nested():  # a command that fails undoes only itself
+                    command.run(ctx, args, line)
         except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
             log.exception("command failed: %r", line)
             ctx.reject(line, "the judge could not carry this out (the GM has been told)")
         if ctx.signed_off:
             break
+    orders.write_orders(ctx)
     return "processed", render_ack(message.subject, ctx.results, _status(ctx), ctx.sections)
 
 
 def _status(ctx: Context) -> PowerStatus | None:
     if ctx.player is None or ctx.game is None or ctx.player.power is None:
         return None
-    phase = current_phase(ctx.session, ctx.game)
+    phase = ctx.phase()
     if phase is None:
         return None
     variant = variant_of(ctx.game)

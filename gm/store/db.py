@@ -49,6 +49,9 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode = WAL")
+        # In WAL mode NORMAL keeps every committed transaction through a crash of the process
+        # (the case exactly-once is about); only a power cut may lose the last few commits.
+        cursor.execute("PRAGMA synchronous = NORMAL")
     finally:
         cursor.close()
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 from sqlalchemy.orm import Session
 
+from gm.games import CurrentPhase, current_phase
 from gm.mail.message import InboundMessage
 from gm.store.models import Game, InboundMail, Player
 from gm.store.passwords import PasswordVerifier
@@ -39,6 +41,20 @@ class Context:
     game: Game | None = None
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
+    _phases: dict[int, CurrentPhase | None] = field(default_factory=dict)
+    pending_orders: list[Any] = field(default_factory=list)  # orders to write (orders.write_orders)
+
+    def phase(self) -> CurrentPhase | None:
+        """The current phase of the signed-on game, read once per mail."""
+        if self.game is None:
+            return None
+        if self.game.id not in self._phases:
+            self._phases[self.game.id] = current_phase(self.session, self.game)
+        return self._phases[self.game.id]
+
+    def forget_phase(self) -> None:
+        """After a command that opens a phase (the last JOIN starts the game)."""
+        self._phases.clear()
 
     def accept(self, text: str, detail: str) -> None:
         self.results.append(LineResult(text, True, detail))
@@ -66,17 +82,12 @@ def registry() -> dict[str, ModuleType]:
     return {m.NAME: m for m in modules}
 
 
-def run_line(ctx: Context, line: str) -> None:
-    """Run one line of a mail: a command, or else an order."""
-    from gm.mail.commands import orders
-
+def command_for(line: str) -> tuple[ModuleType | None, list[str]]:
+    """The command a line names and its arguments; (None, []) for an order line."""
     words = line.split()
     key = words[0].upper()
     args = words[1:]
     if key == "SET" and args:
         key, args = f"SET {args[0].upper()}", args[1:]
     command = registry().get(key)
-    if command is None:
-        orders.run(ctx, line)
-    else:
-        command.run(ctx, args, line)
+    return (command, args) if command is not None else (None, [])

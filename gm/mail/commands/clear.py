@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from sqlalchemy import update
 
-from gm.games import current_phase
 from gm.mail.commands import Context
 from gm.store.models import OrderRecord, SecretAllocation
 
@@ -16,7 +15,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if ctx.player is None or ctx.game is None:
         ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
         return
-    phase = current_phase(ctx.session, ctx.game)
+    phase = ctx.phase()
     if phase is None:
         ctx.reject(line, f"{ctx.game.name} takes no orders now")
         return

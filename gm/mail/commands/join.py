@@ -41,6 +41,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     taken = len(players) + 1
     if taken == len(variant.great_powers):
         phase = start_game(ctx.session, game)
+        ctx.forget_phase()
         ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
     else:
         ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(variant.great_powers)} powers taken)")

@@ -6,7 +6,7 @@ from sqlalchemy import update
 from gm.engine.adjudicator import check_order
 from gm.engine.orders import Allocation, Order, Waive
 from gm.engine.parse import parse_order
-from gm.games import current_phase, variant_of
+from gm.games import variant_of
 from gm.mail.commands import Context
 from gm.store.models import GameStatus, OrderRecord, SecretAllocation
 
@@ -20,7 +20,7 @@ def run(ctx: Context, line: str) -> None:
     if ctx.game.status != GameStatus.ACTIVE:
         ctx.reject(line, f"{ctx.game.name} is not under way: it takes no orders")
         return
-    phase = current_phase(ctx.session, ctx.game)
+    phase = ctx.phase()
     if phase is None:
         ctx.reject(line, f"{ctx.game.name} takes no orders now")
         return
@@ -49,20 +49,11 @@ def unit_key(order: Order) -> str:
 
 
 def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
+    """Keep the order for the end of the mail (see write_orders): one statement per table then,
+    not two per line."""
     table = SecretAllocation if type(order) is Allocation else OrderRecord
     key = unit_key(order)
     assert ctx.player is not None and ctx.game is not None
-    if key:
-        ctx.session.execute(
-            update(table)
-            .where(
-                table.phase_id == phase_id,
-                table.power == order.power,
-                table.unit == key,
-                table.current.is_(True),
-            )
-            .values(current=False)
-        )
     row = table(
         game_id=ctx.game.id,
         phase_id=phase_id,
@@ -72,8 +63,32 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
         canonical=str(order),
         unit=key,
         inbound_id=ctx.inbound.id,
+        current=True,
     )
     if isinstance(row, SecretAllocation):
         row.points = order.points  # type: ignore[attr-defined]
-    ctx.session.add(row)
+    for earlier in ctx.pending_orders:
+        if key and type(earlier) is table and earlier.phase_id == phase_id and earlier.power == row.power and earlier.unit == key:
+            earlier.current = False  # replaced within the same mail
+    ctx.pending_orders.append(row)
     ctx.changed = True
+
+
+def write_orders(ctx: Context) -> None:
+    """Write the orders of the mail: retire the earlier orders they replace, then insert them all."""
+    rows = ctx.pending_orders
+    if not rows:
+        return
+    groups: dict[tuple[type, int, str], set[str]] = {}
+    for r in rows:
+        if r.unit:
+            groups.setdefault((type(r), r.phase_id, r.power), set()).add(r.unit)
+    for (table, phase_id, power), units in groups.items():
+        ctx.session.execute(
+            update(table)
+            .where(table.phase_id == phase_id, table.power == power, table.unit.in_(units), table.current.is_(True))
+            .values(current=False)
+        )
+    ctx.session.add_all(rows)
+    ctx.session.flush()
+    ctx.pending_orders = []

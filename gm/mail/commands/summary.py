@@ -1,7 +1,7 @@
 """SUMMARY: the position of your game now: units and centres of every power."""
 from __future__ import annotations
 
-from gm.games import current_phase, variant_of
+from gm.games import variant_of
 from gm.mail.commands import Context
 
 NAME = "SUMMARY"
@@ -13,7 +13,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if ctx.game is None:
         ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
         return
-    phase = current_phase(ctx.session, ctx.game)
+    phase = ctx.phase()
     if phase is None:
         ctx.reject(line, f"{ctx.game.name} has not started")
         return
