@@ -48,7 +48,8 @@ def ingest(
     UIDVALIDITY and UID) changes nothing and returns 'duplicate'. Safe to call from a worker
     thread; never raises for anything the mail contains (a database error does raise: the mail is
     then left for a later attempt)."""
-    message = read_message(raw)
+    # A mail over the size limit is not read: its headers are enough to refuse it.
+    message = read_message(raw if len(raw) <= max_size else _headers_of(raw))
     verifier = verifier or PasswordVerifier()
     try:
         with transaction(session_factory) as session:
@@ -84,6 +85,14 @@ def ingest(
     except IntegrityError:
         # Another process recorded the same mail between our check and our commit.
         return IngestOutcome(None, "duplicate", 0)
+
+
+def _headers_of(raw: bytes) -> bytes:
+    for sep in (b"\r\n\r\n", b"\n\n"):
+        head, found, _ = raw.partition(sep)
+        if found:
+            return head + sep
+    return raw[:64_000]
 
 
 def _seen_before(session: Session, message: InboundMessage, uidvalidity: int | None, uid: int | None) -> bool:

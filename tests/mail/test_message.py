@@ -5,11 +5,13 @@ from __future__ import annotations
 import random
 import re
 from email.message import EmailMessage
+from email.mime.message import MIMEMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 
 import pytest
 
+from gm.mail import message
 from gm.mail.message import ACK_MARKER, InboundMessage, command_lines, read_message
 
 JUDGE = "judge@gm.example"
@@ -102,7 +104,7 @@ def test_quoted_printable_soft_breaks_and_base64_are_decoded():
     ("text/plain; charset=unicode-escape", b"A Par-Bur \\u0041", "A Par-Bur \\u0041"),
     ("text/plain; charset=\"utf-8\x01\"", "Mün-Ber".encode("utf-8"), "Mün-Ber"),
     # mostly UTF-8 with a stray byte: UTF-8 with a replacement character
-    ("text/plain; charset=utf-8", "Mün-Ber ".encode("utf-8") + b"\xff Kiel", "Mün-Ber \ufffd Kiel"),
+    ("text/plain; charset=utf-8", "Mün-Ber ".encode() + b"\xff Kiel", "Mün-Ber \ufffd Kiel"),
     ("text/plain", "Mün-Ber, Dän-Kie ".encode("utf-8") + b"\xe9", "Mün-Ber, Dän-Kie \ufffd"),
     # declared UTF-8 but really latin-1
     ("text/plain; charset=utf-8", "Mün-Ber".encode("latin-1"), "Mün-Ber"),
@@ -176,7 +178,8 @@ def test_html_only():
 
 
 def test_html_charset_from_meta_and_outlook_reply():
-    markup = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+    markup = ('<html><head>'
+              '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
               '</head><body><p class=MsoNormal>A Mün-Ber \u201cnow\u201d<o:p></o:p></p>'
               '<p class=MsoNormal><o:p>&nbsp;</o:p></p><p class=MsoNormal>F Kie-Den</p>'
               '<div id="divRplyFwdMsg"><hr><b>From:</b> Judge &lt;judge@gm.example&gt;<br>'
@@ -186,10 +189,27 @@ def test_html_charset_from_meta_and_outlook_reply():
     assert text_of(data) == "A Mün-Ber \u201cnow\u201d\n\nF Kie-Den"
 
 
-def test_html_that_html_parser_gives_up_on():
-    data = raw("From: a@b.c\nContent-Type: text/html; charset=utf-8",
-               b"<p>A Par-Bur</p><![foo[x]]><p>F Lon&amp;Nth</p><script>A Rom-Ven</script>")
-    assert text_of(data) == "A Par-Bur\n\nF Lon&Nth"
+def test_html_marked_sections_comments_and_stray_brackets():
+    markup = ("<p>A Par-Bur<!-- a comment: F Lon-Nth --></p><![if !supportLists]><p>F Bre-Mao</p>"
+              "<![endif]><p>F Lon &lt;-&gt; Nth, a < b <3 <<x>> </ p></p><p>A Mun-Ruh<!-- unclosed")
+    assert text_of(mail(markup, subtype="html")) == (
+        "A Par-Bur\nF Bre-Mao\nF Lon <-> Nth, a < b <3 <> </ p>\nA Mun-Ruh")
+
+
+def test_html_inline_images_are_not_text():
+    image = "data:image/png;base64," + "iVBORw0KGgo" * 100_000
+    markup = f'<p>A Par-Bur</p><p><img src="{image}" alt="map"></p><p>F Lon-Nth</p>'
+    assert text_of(mail(markup, subtype="html", cte="base64")) == "A Par-Bur\nF Lon-Nth"
+
+
+def test_html_that_html_parser_gives_up_on(monkeypatch):
+    def give_up(self, data):
+        raise AssertionError("unknown status keyword")
+    monkeypatch.setattr(message._HTMLText, "feed", give_up)
+    markup = ("<html><head><style>p {}</style></head><body><p>A Par-Bur</p><script>A Rom-Ven"
+              "</script><div>F Lon&amp;Nth<br/>F Bre-Mao</div><blockquote>A Ven-Tyr</blockquote>")
+    # cruder: blockquotes are not recognised
+    assert text_of(mail(markup, subtype="html")) == "A Par-Bur\nF Lon&Nth\nF Bre-Mao\nA Ven-Tyr"
 
 
 # --- multipart -----------------------------------------------------------------------------------
@@ -216,6 +236,11 @@ def with_attachments(body: str, subtype: str = "plain") -> EmailMessage:
     msg.add_attachment(b"\x89PNG\r\n\x1a\n\x00\x00", maintype="image", subtype="png",
                        filename="map.png")
     return msg
+
+
+def test_blank_plain_part_falls_back_to_html():
+    assert text_of(alternative(" \n\n", "<p>A Par-Bur</p>")) == "A Par-Bur"
+    assert text_of(alternative("> quoted only\n", "<p>A Par-Bur</p>")) == ""
 
 
 def test_attachments_are_ignored():
@@ -247,7 +272,6 @@ def test_forwarded_message_part_is_ignored():
     # a forward with no text of the sender's own
     only = MIMEMultipart("mixed")
     only["From"] = "a@b.c"
-    from email.mime.message import MIMEMessage
     only.attach(MIMEMessage(inner))
     assert text_of(only.as_bytes()) == ""
 
@@ -301,6 +325,8 @@ def test_related_html_with_inline_image():
      "A Par-Bur"),
     ("A Par-Bur\n\nEl lun, 4 mar 2024 a las 10:00, Judge (<judge@gm.example>) escribió:\n> x\n",
      "A Par-Bur"),
+    ("A Par-Bur\n\nIl giorno lun 4 mar 2024 alle ore 10:00 Judge <judge@gm.example>\n"
+     "ha scritto:\n> x\n", "A Par-Bur"),
     ("A Par-Bur\n\nAm Mo., 4. März 2024 um 10:00 Uhr schrieb The Judge of gm <\n"
      "judge@gm.example>:\n> x\n", "A Par-Bur"),
     # Outlook
@@ -351,7 +377,8 @@ def test_command_lines():
     text = "  A Par-Bur  \n\n\tF Lon-Nth\n \n"
     assert command_lines(text) == ["A Par-Bur", "F Lon-Nth"]
     assert command_lines("") == []
-    assert command_lines("A Par-Bur\r\nF Lon-Nth\r\n> x\r\n-- \r\nsig") == ["A Par-Bur", "F Lon-Nth"]
+    assert command_lines("A Par-Bur\r\nF Lon-Nth\r\n> x\r\n-- \r\nsig") == [
+        "A Par-Bur", "F Lon-Nth"]
     assert command_lines(None) == ["None"]  # type: ignore[arg-type]  # never raises
 
 
@@ -506,7 +533,8 @@ NASTY = [
     b"Content-Type: text/plain; charset=\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!@@@",
     b"Content-Type: text/plain; charset*=utf-8''%FF%FE\r\n\r\nx",
     b"Content-Type: text/plain; charset=punycode\r\n\r\n\xff\xfe" * 3,
-    b"Content-Type: text/plain\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\nbegin 644 x\r\n!!!\r\n",
+    b"Content-Type: text/plain\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\n"
+    b"begin 644 x\r\n!!!\r\n",
     b"Content-Type: text/html\r\n\r\n<![if x]><![foo[<a href='<!--'>&#xFFFFFFFF;&#0;<script>",
     b"Content-Type: text/html\r\n\r\n" + b"<blockquote>" * 5000 + b"A Par-Bur",
     b"Content-Type: message/rfc822\r\n\r\nFrom: x\r\n\r\n",
@@ -577,7 +605,8 @@ TOKENS = [b"\r\n", b"\n", b"\r\n\r\n", b"=?", b"?=", b"=?utf-8?b?", b"=?utf-8?q?
           b"boundary=", b"charset=", b"Content-Type: multipart/mixed; boundary=\"x\"\r\n",
           b"Content-Type: text/html\r\n", b"Content-Transfer-Encoding: base64\r\n",
           b"Content-Disposition: attachment\r\n", b"message/rfc822", b"<blockquote>", b"<![",
-          b"<!--", b"&#", b"&#x", b"<pre>", b"<script>", b"format=flowed", b"> ", ACK_MARKER.encode()]
+          b"<!--", b"&#", b"&#x", b"<pre>", b"<script>", b"format=flowed", b"> ",
+          ACK_MARKER.encode()]
 
 
 def mutate(rng: random.Random, data: bytes) -> bytes:
