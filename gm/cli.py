@@ -1,12 +1,16 @@
-"""The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a short game."""
+"""The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a short game,
+`gm serve` runs the mail service, `gm db upgrade` brings the database up to date."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
+
+if TYPE_CHECKING:
+    from gm.settings import Settings
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -56,6 +60,43 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
+def _load_settings(args: argparse.Namespace, command: str) -> Settings | None:
+    from gm.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(args.config)
+    except SettingsError as e:
+        print(f"gm {command}: {e}", file=sys.stderr)
+        return None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from gm.server import run
+
+    settings = _load_settings(args, "serve")
+    if settings is None:
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for chatty in ("mail.log", "aioimaplib"):  # aiosmtpd and aioimaplib log every command at INFO
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+    return run(settings)
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    from sqlalchemy.engine import make_url
+
+    from gm.store.db import upgrade
+
+    settings = _load_settings(args, "db upgrade")
+    if settings is None:
+        return 2
+    upgrade(settings.db_url)
+    print(f"gm db upgrade: {make_url(settings.db_url).render_as_string(hide_password=True)} is up to date")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A play-by-email game master for Diplomacy.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
@@ -78,6 +119,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="play a short scripted game on the standard map")
     demo.set_defaults(func=_demo)
+
+    config_help = "the settings file (TOML); default: $GM_CONFIG, else none (GM_* variables still apply)"
+    serve = sub.add_parser(
+        "serve",
+        help="run the mail service: read the GM's inbox, answer, send the outbox",
+        description="Run the mail service until SIGINT or SIGTERM. With no IMAP server configured, "
+        "gm runs its own IMAP and SMTP servers on loopback (see gm/settings.py).",
+    )
+    serve.add_argument("--config", metavar="FILE", help=config_help)
+    serve.set_defaults(func=_serve)
+
+    db = sub.add_parser("db", help="database maintenance")
+    db_sub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)
+    db_upgrade = db_sub.add_parser("upgrade", help="apply every migration the database lacks (making it if need be)")
+    db_upgrade.add_argument("--config", metavar="FILE", help=config_help)
+    db_upgrade.set_defaults(func=_db_upgrade)
     return parser
 
 

@@ -1,0 +1,83 @@
+"""`gm serve`: the database brought up to date, then the inbox watcher and the outbox sender side by
+side (with the embedded mail servers when no IMAP server is configured) until SIGINT or SIGTERM."""
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import signal
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+
+from gm.mail.embedded import embedded_mail
+from gm.mail.inbox import InboxWatcher
+from gm.mail.ingest import IngestOutcome, ingest
+from gm.mail.outbox import OutboxSender
+from gm.settings import MailServer, Settings
+from gm.store.db import make_engine, make_session_factory, upgrade
+
+log = logging.getLogger(__name__)
+
+
+IngestFunction = Callable[..., IngestOutcome]  # the signature of gm.mail.ingest.ingest
+
+
+async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest) -> None:
+    """Run the GM's mail service until cancelled. `ingest_function` is gm.mail.ingest.ingest
+    except in tests."""
+    url = settings.db_url
+    await asyncio.to_thread(upgrade, url)
+    engine = make_engine(url)
+    try:
+        session_factory = make_session_factory(engine)
+        async with AsyncExitStack() as stack:
+            imap: MailServer
+            smtp: MailServer
+            if settings.embedded:
+                # GM_IMAP_PORT / GM_SMTP_PORT fix the embedded servers' ports; else any free ones.
+                embedded = embedded_mail(
+                    settings.data_dir,
+                    settings.gm_address,
+                    imap_port=settings.imap_port or 0,
+                    smtp_port=settings.smtp_port or 0,
+                    password=settings.imap_password,
+                )
+                mail = await stack.enter_async_context(embedded)
+                imap, smtp = mail.imap, mail.smtp
+                log.info(
+                    "no IMAP server configured: embedded mail on %s:%d (IMAP) and %s:%d (SMTP), "
+                    "user %s, password in %s",
+                    imap.host, imap.port, smtp.host, smtp.port, imap.user, settings.data_dir / "mail" / "password",
+                )
+            else:
+                imap, smtp = settings.imap_server(), settings.smtp_server()
+            outbox_wakeup = asyncio.Event()
+            bound = functools.partial(
+                ingest_function, session_factory, gm_address=settings.gm_address, max_size=settings.max_mail_size
+            )
+            watcher = InboxWatcher(imap, bound, outbox_wakeup=outbox_wakeup, poll_seconds=settings.poll_seconds)
+            sender = OutboxSender(smtp, session_factory, gm_address=settings.gm_address, wakeup=outbox_wakeup)
+            log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(watcher.run(), name="inbox")
+                tasks.create_task(sender.run(), name="outbox")
+    finally:
+        engine.dispose()
+
+
+def run(settings: Settings) -> int:
+    """Serve until SIGINT or SIGTERM, then stop cleanly; for `gm serve`."""
+
+    async def main() -> None:
+        task = asyncio.current_task()
+        if task is not None:  # always, in asyncio.run
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, task.cancel)
+        try:
+            await serve(settings)
+        except asyncio.CancelledError:
+            log.info("gm stopped")
+
+    asyncio.run(main())
+    return 0

@@ -1,0 +1,505 @@
+"""The inbox watcher and the outbox sender against a real Dovecot, with a fake ingest function:
+each mail ingested once, \\Seen only after ingest returns, IDLE and polling, reconnecting, and
+outbox rows delivered with their own Message-ID, retried while SMTP is down, sent once."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import email
+import email.policy
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from gm.mail.inbox import Backoff, InboxWatcher
+from gm.mail.ingest import IngestOutcome
+from gm.mail.outbox import OutboxSender, Outgoing, build_message
+from gm.settings import TlsMode
+from gm.store.db import transaction
+from gm.store.models import OutboundMail
+
+if TYPE_CHECKING:  # fixtures' types only: see conftest.py on why nothing is imported from it
+    from conftest import Dovecot, PlayerMail, ReadMailbox, SmtpFront, Stored, TlsFiles, WaitUntil
+
+# The SMTP front over TLS from the first byte requires AUTH, which aiosmtpd takes for "no TLS".
+pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
+
+GM = "gm@example.org"  # the Dovecot mailboxes: gm, alice, bob, carol, all @example.org
+ALICE = "alice@example.org"
+
+
+class FakeIngest:
+    """Stands in for gm.mail.ingest.ingest: records every call, processes each Message-ID once
+    (later calls return 'duplicate', as the real one does), and can fail or block on request."""
+
+    def __init__(self, replies: int = 0, on_processed: Callable[[EmailMessage], None] | None = None) -> None:
+        self.replies = replies
+        self.on_processed = on_processed
+        self.calls: list[tuple[str, int, int, float]] = []  # Message-ID, UIDVALIDITY, UID, when
+        self.processed: list[str] = []
+        self.fail: dict[str, int] = {}  # Message-ID -> how many more calls raise
+        self.block: dict[str, tuple[threading.Event, threading.Event]] = {}  # Message-ID -> (entered, release)
+        self.lock = threading.Lock()
+
+    def __call__(self, raw: bytes, *, uidvalidity: int, uid: int) -> IngestOutcome:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        message_id = str(msg["Message-ID"])
+        with self.lock:
+            self.calls.append((message_id, uidvalidity, uid, time.monotonic()))
+            if self.fail.get(message_id, 0) > 0:
+                self.fail[message_id] -= 1
+                raise RuntimeError("the database is away")
+            if message_id in self.processed:
+                return IngestOutcome(None, "duplicate", 0)
+        if message_id in self.block:
+            entered, release = self.block.pop(message_id)
+            entered.set()
+            assert release.wait(10)
+        with self.lock:
+            self.processed.append(message_id)
+        if self.on_processed is not None:
+            self.on_processed(msg)
+        return IngestOutcome(len(self.processed), "processed", self.replies)
+
+    def calls_for(self, message_id: str) -> list[tuple[str, int, int, float]]:
+        with self.lock:
+            return [call for call in self.calls if call[0] == message_id]
+
+
+def watcher(dovecot: Dovecot, ingest: FakeIngest, **kwargs: Any) -> InboxWatcher:
+    kwargs.setdefault("reconnect", Backoff(0.05, 0.5))
+    kwargs.setdefault("timeout", 5.0)
+    return InboxWatcher(dovecot.account(), ingest, **kwargs)
+
+
+@asynccontextmanager
+async def running(*services: InboxWatcher | OutboxSender) -> AsyncIterator[list[asyncio.Task[None]]]:
+    tasks = [asyncio.create_task(service.run()) for service in services]
+    try:
+        yield tasks
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+
+async def send(front: SmtpFront, msg: EmailMessage) -> None:
+    await asyncio.to_thread(front.send, msg)
+
+
+def seen(read_mailbox: ReadMailbox, dovecot: Dovecot, message_id: str, user: str = "gm") -> Callable[[], Any]:
+    """A predicate for wait_until: is the mail \\Seen in the mailbox?"""
+
+    async def check() -> bool:
+        for stored in await read_mailbox(dovecot.account(user)):
+            if message_id.encode() in stored.raw:
+                return "\\Seen" in stored.flags
+        raise AssertionError(f"{message_id} not in the mailbox of {user}")
+
+    return check
+
+
+# --- the inbox -----------------------------------------------------------------------------------
+
+
+async def test_each_mail_is_ingested_once_then_flagged_seen(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    ingest = FakeIngest()
+    mails = [player_mail(f"A Par-Bur {i}\n") for i in range(3)]
+    ids = [str(m["Message-ID"]) for m in mails]
+    w = watcher(dovecot, ingest)
+    async with running(w):
+        for msg in mails:
+            await send(smtp_front, msg)
+        await wait_until(lambda: len(ingest.processed) == 3)
+        for message_id in ids:
+            await wait_until(seen(read_mailbox, dovecot, message_id))
+        await wait_until(lambda: w.state == "idle")
+    assert sorted(ingest.processed) == sorted(ids)
+    assert len(ingest.calls) == 3  # nothing offered twice
+    assert len({(validity, uid) for _, validity, uid, _ in ingest.calls}) == 3
+
+
+async def test_seen_is_set_only_after_ingest_returns(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    """The watcher dies after ingest committed but before \\Seen: the mail is offered again on
+    restart, and (ingest recognising it) processed once."""
+    ingest = FakeIngest()
+    msg = player_mail()
+    message_id = str(msg["Message-ID"])
+    entered, release = threading.Event(), threading.Event()
+    ingest.block[message_id] = (entered, release)
+    is_seen = seen(read_mailbox, dovecot, message_id)
+
+    first = asyncio.create_task(watcher(dovecot, ingest).run())
+    await send(smtp_front, msg)
+    assert await asyncio.to_thread(entered.wait, 5)
+    assert not await is_seen()
+    first.cancel()  # the crash: ingest is still busy in its thread
+    try:
+        await first
+    except asyncio.CancelledError:
+        pass
+    release.set()  # ingest now commits, with nobody left to set \Seen
+    await wait_until(lambda: message_id in ingest.processed)
+    assert not await is_seen()
+
+    async with running(watcher(dovecot, ingest)):
+        await wait_until(is_seen)
+    assert ingest.processed == [message_id]
+    assert len(ingest.calls_for(message_id)) == 2  # once processed, once a duplicate
+
+
+async def test_mail_announced_between_two_commands_is_not_missed(
+    dovecot: Dovecot, player_mail: PlayerMail, wait_until: WaitUntil
+) -> None:
+    """A mail that arrives while the watcher is busy is announced (EXISTS) in the response to the
+    watcher's next command, not in the IDLE after it: it must still be taken without waiting
+    for the next poll."""
+    first, second = player_mail("first\n"), player_mail("second\n")
+
+    def deliver_second(msg: EmailMessage) -> None:  # while the watcher is busy with the first
+        if msg["Message-ID"] == first["Message-ID"]:
+            dovecot.deliver(second.as_bytes(), [GM])
+
+    ingest = FakeIngest(on_processed=deliver_second)
+    async with running(watcher(dovecot, ingest, poll_seconds=60)):
+        await asyncio.to_thread(dovecot.deliver, first.as_bytes(), [GM])
+        await wait_until(lambda: len(ingest.processed) == 2, timeout=3)
+
+
+async def test_idle_wakes_the_watcher_at_once(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, wait_until: WaitUntil
+) -> None:
+    ingest = FakeIngest()
+    w = watcher(dovecot, ingest, poll_seconds=60)  # only IDLE can wake it within the test
+    async with running(w):
+        await wait_until(lambda: w.state == "idle")
+        sent = time.monotonic()
+        await send(smtp_front, player_mail())
+        await wait_until(lambda: len(ingest.calls) == 1)
+        assert ingest.calls[0][3] - sent < 2.0
+
+
+async def test_polling_when_idle_is_off(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    ingest = FakeIngest()
+    msg = player_mail()
+    w = watcher(dovecot, ingest, use_idle=False, poll_seconds=0.2)
+    async with running(w):
+        await wait_until(lambda: w.state == "polling")
+        await send(smtp_front, msg)
+        await wait_until(seen(read_mailbox, dovecot, str(msg["Message-ID"])))
+        assert w.state in ("polling", "working")
+    assert len(ingest.calls) == 1
+
+
+async def test_reconnects_after_the_imap_server_restarts(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    ingest = FakeIngest()
+    before, after = player_mail("before\n"), player_mail("after\n")
+    w = watcher(dovecot, ingest)
+    async with running(w):
+        await send(smtp_front, before)
+        await wait_until(lambda: len(ingest.processed) == 1)
+        await wait_until(lambda: w.state == "idle")
+        await asyncio.to_thread(dovecot.stop)
+        await wait_until(lambda: w.state in ("reconnecting", "connecting"))
+        await asyncio.to_thread(dovecot.start)
+        await send(smtp_front, after)
+        await wait_until(lambda: len(ingest.processed) == 2)
+        await wait_until(seen(read_mailbox, dovecot, str(after["Message-ID"])))
+    assert ingest.processed == [str(before["Message-ID"]), str(after["Message-ID"])]
+
+
+async def test_a_mail_whose_ingest_fails_stays_unseen_and_is_retried_later(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    ingest = FakeIngest()
+    bad, good = player_mail("bad\n"), player_mail("good\n")
+    bad_id, good_id = str(bad["Message-ID"]), str(good["Message-ID"])
+    ingest.fail[bad_id] = 2
+    async with running(watcher(dovecot, ingest, retry=Backoff(0.3, 10))):
+        await send(smtp_front, bad)
+        await wait_until(lambda: len(ingest.calls_for(bad_id)) == 1)
+        assert not await seen(read_mailbox, dovecot, bad_id)()
+        await send(smtp_front, good)  # the other mail goes on meanwhile
+        await wait_until(lambda: good_id in ingest.processed)
+        await wait_until(lambda: bad_id in ingest.processed)
+        await wait_until(seen(read_mailbox, dovecot, bad_id))
+    times = [when for *_, when in ingest.calls_for(bad_id)]
+    assert len(times) == 3
+    assert times[1] - times[0] >= 0.3 and times[2] - times[1] >= 0.6  # 0.3 s, then twice that
+
+
+async def test_replies_queued_by_ingest_wake_the_outbox(
+    dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail
+) -> None:
+    wakeup = asyncio.Event()
+    async with running(watcher(dovecot, FakeIngest(replies=1), outbox_wakeup=wakeup)):
+        await send(smtp_front, player_mail())
+        await asyncio.wait_for(wakeup.wait(), 5)
+
+
+@pytest.mark.parametrize("tls", ["starttls", "ssl"])
+async def test_the_watcher_speaks_tls(
+    tls: TlsMode, tls_dovecot: Dovecot, tls_files: TlsFiles, player_mail: PlayerMail, wait_until: WaitUntil
+) -> None:
+    port = tls_dovecot.imaps_port if tls == "ssl" else tls_dovecot.imap_port
+    account = replace(tls_dovecot.account(), port=port, tls=tls)
+    ingest = FakeIngest()
+    w = InboxWatcher(account, ingest, ssl_context=tls_files.client_context(), timeout=5.0)
+    async with running(w):
+        await wait_until(lambda: w.state == "idle")
+        await asyncio.to_thread(tls_dovecot.deliver, player_mail().as_bytes(), [GM])
+        await wait_until(lambda: len(ingest.processed) == 1)
+
+
+async def test_the_watcher_refuses_a_certificate_it_cannot_verify(
+    tls_dovecot: Dovecot, player_mail: PlayerMail, wait_until: WaitUntil
+) -> None:
+    account = replace(tls_dovecot.account(), port=tls_dovecot.imaps_port, tls="ssl")
+    ingest = FakeIngest()
+    w = InboxWatcher(account, ingest, timeout=5.0, reconnect=Backoff(0.05, 0.5))  # the system's CAs
+    await asyncio.to_thread(tls_dovecot.deliver, player_mail().as_bytes(), [GM])
+    async with running(w):
+        await wait_until(lambda: w.state == "reconnecting")
+    assert ingest.calls == []
+
+
+# --- the outbox ----------------------------------------------------------------------------------
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256))).decode()
+
+
+def queue(sessions: sessionmaker[Session], **fields: Any) -> str:
+    """Write an outbox row as the judge would; returns its Message-ID."""
+    values: dict[str, Any] = {"to_addr": ALICE, "subject": "Acknowledgement", "body_text": "Orders received.\n"}
+    values.update({"kind": "ack", **fields})
+    with transaction(sessions) as session:
+        row = OutboundMail(**values)
+        session.add(row)
+        session.flush()
+        return str(row.message_id)
+
+
+def outbox_rows(sessions: sessionmaker[Session]) -> list[OutboundMail]:
+    with transaction(sessions) as session:
+        return list(session.scalars(select(OutboundMail).order_by(OutboundMail.id)))
+
+
+def outbox_state(sessions: sessionmaker[Session]) -> Callable[[], object]:
+    """For wait_until's failure message: what became of each row."""
+    return lambda: [(r.id, r.attempts, r.sent_at, r.next_attempt_at, r.last_error) for r in outbox_rows(sessions)]
+
+
+def sender(front: SmtpFront, sessions: sessionmaker[Session], **kwargs: Any) -> OutboxSender:
+    kwargs.setdefault("timeout", 5.0)
+    return OutboxSender(front.server, sessions, gm_address=GM, **kwargs)
+
+
+def by_message_id(stored: list[Stored]) -> dict[str, EmailMessage]:
+    found = {}
+    for s in stored:
+        msg = email.message_from_bytes(s.raw, policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        found[str(msg["Message-ID"])] = msg
+    return found
+
+
+async def test_the_outbox_sends_each_row_as_it_was_written(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    reply_id = queue(
+        session_factory,
+        in_reply_to="<orders-1@example.org>",
+        body_text="Orders received: A Par-Bur. Ça va.\n",
+        attachments=[{"filename": "map.png", "content_type": "image/png", "data": PNG}],
+    )
+    notice_id = queue(session_factory, to_addr="bob@example.org", subject="Spring 1901 results", kind="results")
+
+    async with running(sender(smtp_front, session_factory)):
+        await wait_until(
+            lambda: all(row.sent_at is not None for row in outbox_rows(session_factory)),
+            state=outbox_state(session_factory),
+        )
+    alice = by_message_id(await read_mailbox(dovecot.account("alice")))
+    bob = by_message_id(await read_mailbox(dovecot.account("bob")))
+    assert list(alice) == [reply_id] and list(bob) == [notice_id]
+
+    reply = alice[reply_id]
+    assert reply["From"] == GM and reply["To"] == ALICE
+    assert reply["Subject"] == "Acknowledgement"
+    assert reply["In-Reply-To"] == "<orders-1@example.org>"
+    assert reply["References"] == "<orders-1@example.org>"
+    assert reply["Auto-Submitted"] == "auto-replied"
+    body = reply.get_body(("plain",))
+    assert body is not None and body.get_content().replace("\r\n", "\n") == "Orders received: A Par-Bur. Ça va.\n"
+    (attachment,) = reply.iter_attachments()
+    assert isinstance(attachment, EmailMessage)
+    assert attachment.get_filename() == "map.png"
+    assert attachment.get_content_type() == "image/png"
+    assert attachment.get_content() == base64.b64decode(PNG)
+
+    notice = bob[notice_id]
+    assert notice["Auto-Submitted"] == "auto-generated"
+    assert notice["In-Reply-To"] is None
+    rows = outbox_rows(session_factory)
+    assert [row.attempts for row in rows] == [1, 1]
+    assert all(row.last_error is None for row in rows)
+
+
+async def test_the_outbox_retries_while_smtp_is_down_and_sends_once_it_is_back(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    smtp_front.stop()
+    message_id = queue(session_factory)
+    async with running(sender(smtp_front, session_factory, backoff=Backoff(0.1, 0.4), poll_seconds=60)):
+        await wait_until(
+            lambda: outbox_rows(session_factory)[0].attempts >= 3, state=outbox_state(session_factory)
+        )
+        (row,) = outbox_rows(session_factory)
+        assert row.sent_at is None
+        assert row.last_error is not None and "connect" in row.last_error.lower()
+        assert row.next_attempt_at > row.created_at
+        failures = row.attempts
+        await asyncio.to_thread(smtp_front.start)
+        await wait_until(
+            lambda: outbox_rows(session_factory)[0].sent_at is not None, state=outbox_state(session_factory)
+        )
+    (row,) = outbox_rows(session_factory)
+    assert failures <= row.attempts - 1 <= failures + 1  # perhaps one more failure before the start
+    stored = await read_mailbox(dovecot.account("alice"))
+    assert list(by_message_id(stored)) == [message_id]  # once, with the row's Message-ID
+
+
+async def test_the_outbox_speaks_tls_and_logs_in(
+    dovecot: Dovecot,
+    tls_smtp_front: SmtpFront,
+    tls_files: TlsFiles,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    message_id = queue(session_factory)
+    s = OutboxSender(
+        tls_smtp_front.server, session_factory, gm_address=GM, ssl_context=tls_files.client_context(), timeout=5.0
+    )
+    async with running(s):
+        await wait_until(
+            lambda: outbox_rows(session_factory)[0].sent_at is not None, state=outbox_state(session_factory)
+        )
+    assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [message_id]
+
+
+async def test_the_outbox_sends_without_login_where_the_server_offers_no_auth(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    """A login configured (by default the IMAP one) does not stop mail to a local relay."""
+    message_id = queue(session_factory)
+    server = replace(smtp_front.server, user="gm", password="secret")
+    async with running(OutboxSender(server, session_factory, gm_address=GM, timeout=5.0)):
+        await wait_until(
+            lambda: outbox_rows(session_factory)[0].sent_at is not None, state=outbox_state(session_factory)
+        )
+    assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [message_id]
+
+
+async def test_a_row_that_cannot_be_sent_does_not_hold_up_the_others(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    broken = queue(session_factory, attachments=[{"filename": "x", "content_type": "text/plain", "data": "%%%"}])
+    fine = queue(session_factory)
+    async with running(sender(smtp_front, session_factory)):
+        await wait_until(
+            lambda: outbox_rows(session_factory)[1].sent_at is not None, state=outbox_state(session_factory)
+        )
+    bad, _ = outbox_rows(session_factory)
+    assert bad.message_id == broken and bad.sent_at is None and bad.attempts == 1
+    assert bad.last_error is not None and "attachment 0" in bad.last_error
+    assert bad.next_attempt_at > datetime.now(UTC)
+    assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [fine]
+
+
+async def test_an_acknowledgement_leaves_within_seconds(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    player_mail: PlayerMail,
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    """Inbox and outbox together: the reply ingest queues goes out at once, not at the next poll."""
+
+    def reply(msg: EmailMessage) -> None:
+        queue(session_factory, to_addr=str(msg["From"]), in_reply_to=str(msg["Message-ID"]))
+
+    ingest = FakeIngest(replies=1, on_processed=reply)
+    orders = player_mail()
+    wakeup = asyncio.Event()
+    w = watcher(dovecot, ingest, outbox_wakeup=wakeup, poll_seconds=60)
+    async with running(w, sender(smtp_front, session_factory, wakeup=wakeup, poll_seconds=60)):
+        await wait_until(lambda: w.state == "idle")
+        sent = time.monotonic()
+        await send(smtp_front, orders)
+
+        async def answered() -> bool:
+            replies = by_message_id(await read_mailbox(dovecot.account("alice"))).values()
+            return any(m["In-Reply-To"] == orders["Message-ID"] for m in replies)
+
+        await wait_until(answered)
+        assert time.monotonic() - sent < 3.0
+
+
+def test_build_message_without_attachments() -> None:
+    mail = Outgoing(
+        id=1,
+        message_id="<m1@gm.example>",
+        to_addr="bob@example.org",
+        subject="Deadline",
+        body_text="Orders are due.\n",
+        attachments=None,
+        in_reply_to=None,
+        created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        attempts=0,
+    )
+    msg = build_message(mail, GM)
+    assert msg["Message-ID"] == "<m1@gm.example>"
+    assert msg["Date"] == "Fri, 02 Jan 2026 03:04:05 +0000"
+    assert msg["Auto-Submitted"] == "auto-generated"
+    assert not msg.is_multipart()
+    assert b"\r\n" in msg.as_bytes(policy=email.policy.SMTP)
