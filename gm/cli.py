@@ -97,6 +97,26 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_new(args: argparse.Namespace) -> int:
+    from gm.games import GameError, create_game
+    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.variants import VariantError
+
+    settings = _load_settings(args, "game new")
+    if settings is None:
+        return 2
+    upgrade(settings.db_url)
+    try:
+        with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+            game = create_game(session, args.name, args.variant, actor="gm (command line)")
+            name, variant = game.name, game.variant
+    except (GameError, VariantError) as e:
+        print(f"gm game new: {e}", file=sys.stderr)
+        return 2
+    print(f"game {name} ({variant}) is forming: players send 'JOIN {name} <power> <password>' to {settings.gm_address}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A play-by-email game master for Diplomacy.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
@@ -135,6 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
     db_upgrade = db_sub.add_parser("upgrade", help="apply every migration the database lacks (making it if need be)")
     db_upgrade.add_argument("--config", metavar="FILE", help=config_help)
     db_upgrade.set_defaults(func=_db_upgrade)
+
+    game = sub.add_parser("game", help="games on this judge")
+    game_sub = game.add_subparsers(dest="game_command", required=True)
+    game_new = game_sub.add_parser("new", help="create a game; players then JOIN it by mail")
+    game_new.add_argument("name", help="the game's short name (letters, digits, _)")
+    game_new.add_argument("--variant", default="standard", help="standard, classical, ambition, ambition-v6")
+    game_new.add_argument("--config", metavar="FILE", help=config_help)
+    game_new.set_defaults(func=_game_new)
     return parser
 
 
