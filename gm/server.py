@@ -15,6 +15,7 @@ from gm.mail.ingest import IngestOutcome, ingest
 from gm.mail.outbox import OutboxSender
 from gm.settings import MailServer, Settings
 from gm.store.db import make_engine, make_session_factory, upgrade
+from gm.store.passwords import PasswordVerifier
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,13 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest)
             else:
                 imap, smtp = settings.imap_server(), settings.smtp_server()
             outbox_wakeup = asyncio.Event()
+            # One password cache for the life of the service: a player's later mails check fast.
             bound = functools.partial(
-                ingest_function, session_factory, gm_address=settings.gm_address, max_size=settings.max_mail_size
+                ingest_function,
+                session_factory,
+                gm_address=settings.gm_address,
+                max_size=settings.max_mail_size,
+                verifier=PasswordVerifier(),
             )
             watcher = InboxWatcher(imap, bound, outbox_wakeup=outbox_wakeup, poll_seconds=settings.poll_seconds)
             sender = OutboxSender(smtp, session_factory, gm_address=settings.gm_address, wakeup=outbox_wakeup)

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from glob import glob
 from pathlib import Path
 
@@ -98,11 +99,15 @@ def _admin(url: str) -> psycopg.Connection:
     return psycopg.connect(host=u.host, port=u.port, user=u.username, dbname="postgres", autocommit=True)
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
+class ServerError(RuntimeError):
+    pass
+
+
+@contextmanager
+def postgres_server(bin_dir: Path) -> Iterator[str]:
     """A PostgreSQL server of its own (fsync off, in a short folder under /tmp, stopped at the end)
-    and an empty database `gmtest` on it; yields that database's URL."""
-    bin_dir = _pg_bin()
+    and an empty database `gmtest` on it; yields that database's URL. Used by the fixture below
+    and by bench/ingest.py."""
     as_postgres = os.geteuid() == 0
     base = Path(tempfile.mkdtemp(prefix="gmpg", dir="/tmp"))  # short: the socket path must fit 107 bytes
     data, log = base / "data", base / "log"
@@ -115,7 +120,7 @@ def postgres_url() -> Iterator[str]:
             as_postgres,
         )
         if done.returncode != 0:
-            pytest.fail(f"initdb failed: {done.stdout}{done.stderr}")
+            raise ServerError(f"initdb failed: {done.stdout}{done.stderr}")
         for _ in range(5):  # another process may take the port between our probe and the start
             port = _free_port()
             options = (
@@ -127,7 +132,7 @@ def postgres_url() -> Iterator[str]:
             if done.returncode == 0:
                 break
         else:
-            pytest.fail(f"PostgreSQL did not start: {done.stderr}\n{log.read_text() if log.exists() else ''}")
+            raise ServerError(f"PostgreSQL did not start: {done.stderr}\n{log.read_text() if log.exists() else ''}")
         url = _server_url(port, "gmtest")
         with _admin(url) as admin:
             admin.execute("CREATE DATABASE gmtest")
@@ -136,6 +141,16 @@ def postgres_url() -> Iterator[str]:
         if (data / "postmaster.pid").exists():
             _run([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server for the test session; yields the URL of an empty database on it."""
+    try:
+        with postgres_server(_pg_bin()) as url:
+            yield url
+    except ServerError as e:
+        pytest.fail(str(e))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -140,6 +140,7 @@ class ReplyingIngest:
         uidvalidity: int | None = None,
         uid: int | None = None,
         max_size: int = 1_000_000,
+        verifier: object = None,
     ) -> IngestOutcome:
         msg = parse(raw)
         message_id = str(msg["Message-ID"])
@@ -167,7 +168,8 @@ async def test_serve_answers_mail_on_the_embedded_servers(
     assert settings.embedded
     service = asyncio.create_task(serve(settings, ingest_function=ReplyingIngest()))
     password_file = tmp_path / "mail" / "password"
-    await wait_until(lambda: service.done() or (password_file.exists() and _listening(smtp_port)))
+    # Migrations and pymap's start: a second or so, but allow for a machine that is busy.
+    await wait_until(lambda: service.done() or (password_file.exists() and _listening(smtp_port)), timeout=30)
     assert not service.done()
     password = password_file.read_text().strip()
     mail = EmbeddedMail(
