@@ -1,7 +1,6 @@
-"""`gm demo`: a short scripted game on the standard map, played through the parser and adjudicator.
-
-Two game years of well-known openings, printed phase by phase: the orders as players might write
-them, each order's result, and the position that follows. It needs no mail server and no database.
+"""`gm demo`: first the judge by mail (gm/demo_mail.py: players join and send orders to `gm serve`
+on its embedded mail servers), then a short scripted game on the standard map, played through the
+parser and adjudicator: two game years of well-known openings, printed phase by phase.
 """
 from __future__ import annotations
 
@@ -121,7 +120,13 @@ def _position(variant: Variant, state: GameState, out: Callable[[str], None], ce
 
 
 def run_demo() -> int:
+    import asyncio
+
+    from gm.demo_mail import run_mail_demo
+
+    print("Part 1: the judge by mail\n")
+    asyncio.run(run_mail_demo())
     variant = load_variant("standard")
-    print(f"{variant.title}: a scripted game of two years, adjudicated by gm's engine.\n")
+    print(f"\nPart 2: {variant.title}, a scripted game of two years, adjudicated by gm's engine.\n")
     play(variant, variant.initial_state())
     return 0

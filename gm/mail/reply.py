@@ -34,7 +34,12 @@ def templates_dir() -> Path:
 @cache
 def _environment(folder: str) -> Environment:
     return Environment(
-        loader=FileSystemLoader(folder), undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False
+        loader=FileSystemLoader(folder),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
     )
 
 
