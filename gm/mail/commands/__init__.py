@@ -18,6 +18,9 @@ from gm.store.models import Game, InboundMail, Player
 from gm.store.passwords import PasswordVerifier
 
 
+SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
+
+
 @dataclass
 class LineResult:
     """What became of one line of the mail, for the acknowledgement."""
@@ -55,6 +58,13 @@ class Context:
     def forget_phase(self) -> None:
         """After a command that opens a phase (the last JOIN starts the game)."""
         self._phases.clear()
+
+    def signed_on(self, shown: str) -> bool:
+        """True when the mail has signed on to a game; else the line is rejected saying so."""
+        if self.player is None or self.game is None:
+            self.reject(shown, SIGN_ON_FIRST)
+            return False
+        return True
 
     def accept(self, text: str, detail: str) -> None:
         self.results.append(LineResult(text, True, detail))

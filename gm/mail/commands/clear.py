@@ -12,8 +12,7 @@ HELP = "withdraw all your orders for this phase"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if ctx.player is None or ctx.game is None:
-        ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
+    if not ctx.signed_on(line):
         return
     phase = ctx.phase()
     if phase is None:

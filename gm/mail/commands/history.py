@@ -12,8 +12,7 @@ HELP = "the results of every phase played so far"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if ctx.game is None:
-        ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
+    if not ctx.signed_on(line):
         return
     phases = ctx.session.scalars(
         select(GamePhase)

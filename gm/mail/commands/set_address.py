@@ -12,8 +12,7 @@ HELP = "change the address results are sent to (after SIGNON)"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if ctx.player is None:
-        ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
+    if not ctx.signed_on(line):
         return
     address = parseaddr(" ".join(args))[1].strip().lower()
     if "@" not in address or " " in address or address.startswith("@") or address.endswith("@"):

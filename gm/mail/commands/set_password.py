@@ -12,8 +12,7 @@ HELP = "change your password (after SIGNON)"
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     shown = f"{NAME} ********"
-    if ctx.player is None:
-        ctx.reject(shown, "sign on first: SIGNON <power> <game> <password>")
+    if not ctx.signed_on(shown):
         return
     if len(args) != 1:
         ctx.reject(shown, f"usage: {USAGE} (one word, no spaces)")

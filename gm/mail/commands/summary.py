@@ -10,8 +10,7 @@ HELP = "the current position: every power's units and supply centres"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if ctx.game is None:
-        ctx.reject(line, "sign on first: SIGNON <power> <game> <password>")
+    if not ctx.signed_on(line):
         return
     phase = ctx.phase()
     if phase is None:
