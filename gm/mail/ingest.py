@@ -19,7 +19,7 @@ from gm.mail.commands import Context, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.reply import PowerStatus, render_ack
 from gm.store.db import transaction
-from gm.store.models import InboundMail, OutboundMail, utcnow
+from gm.store.models import InboundMail, OutboundMail, new_message_id, utcnow
 from gm.store.passwords import PasswordVerifier
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ def ingest(
             if reply is not None and message.reply_to and message.reply_to != gm_address.lower():
                 session.add(
                     OutboundMail(
+                        message_id=new_message_id(gm_address.rpartition("@")[2] or None),
                         to_addr=message.reply_to,
                         subject=_reply_subject(message.subject),
                         body_text=reply,

@@ -259,6 +259,9 @@ def test_reply_goes_to_the_sender_only_and_never_to_the_judge(game: Judge) -> No
     assert out.replies == 1
     assert "Games" in game.last_reply("france.replies@x.example")
     assert game.send(mail(GM, "LIST")).replies == 0  # a mail from the judge itself is not answered
+    with transaction(game.sf) as s:
+        reply_id = s.scalars(select(OutboundMail.message_id).order_by(OutboundMail.id.desc())).first()
+    assert reply_id is not None and reply_id.endswith("@judge.example>")  # the GM's own domain
 
 
 @pytest.fixture
