@@ -11,13 +11,10 @@ It uses the test suite's real servers (tests/conftest.py, tests/mail/conftest.py
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
-import os
 import signal
 import smtplib
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -83,18 +80,6 @@ def _setup(url: str) -> None:
         start_game(s, game)
 
 
-def _serve(url: str, dovecot: object, front: object, data: Path) -> subprocess.Popen[bytes]:
-    env = dict(
-        os.environ, GM_ADDRESS=GM, GM_DATABASE_URL=url, GM_DATA_DIR=str(data),
-        GM_IMAP_HOST="127.0.0.1", GM_IMAP_PORT=str(dovecot.imap_port), GM_IMAP_TLS="none",  # type: ignore[attr-defined]
-        GM_IMAP_USER="gm", GM_IMAP_PASSWORD=PASSWORD,
-        GM_SMTP_HOST="127.0.0.1", GM_SMTP_PORT=str(front.port), GM_SMTP_TLS="none",  # type: ignore[attr-defined]
-        GM_SMTP_USER="", GM_SMTP_PASSWORD="",
-    )
-    log = (data / "serve.log").open("ab")
-    return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
-
-
 def _mails(n: int, tag: str) -> list[EmailMessage]:
     out = []
     for i in range(n):
@@ -142,7 +127,7 @@ def run_one(db: str, n: int, dovecot_binary: str) -> dict[str, float]:
         front.start()
         stack.callback(front.stop)
         _setup(url)
-        server = _serve(url, dovecot, front, work)
+        server = mailtests.start_gm_serve(url, dovecot, front, work)
         stack.callback(lambda: (server.send_signal(signal.SIGTERM), server.wait(timeout=20)))
         # Warm up: one mail per player (the first sign-on pays the slow password hash).
         warm = _mails(len(PLAYERS), f"warm-{db}")

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from glob import glob
 from pathlib import Path
@@ -36,24 +36,24 @@ def _find_pg_bin() -> Path | None:
     return Path(newest).parent
 
 
-def _install_postgresql() -> str:
-    """apt-get install postgresql, as scripts/setup does; returns why it failed ('' on success)."""
+def apt_install(packages: list[str], installed: Callable[[], bool]) -> str:
+    """apt-get install `packages`, as scripts/setup does, unless `installed()` already holds;
+    returns why it failed ('' on success). Shared by the PostgreSQL and the Dovecot fixtures."""
     if os.geteuid() == 0:
         sudo: list[str] = []
     elif shutil.which("sudo"):
         sudo = ["sudo", "-n"]
     else:
         return "not root and no sudo"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     apt = [*sudo, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
     # pytest-xdist workers all get here at once; dpkg takes one at a time.
     with open("/tmp/gm-tests-apt.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if _find_pg_bin() is not None:
+        if installed():
             return ""
-        for argv in ([*apt, "update", "-qq"], [*apt, "install", "-y", "-qq", "--no-install-recommends", "postgresql"]):
+        for argv in ([*apt, "update", "-qq"], [*apt, "install", "-y", "-qq", "--no-install-recommends", *packages]):
             try:
-                done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600, check=False)
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
             except (OSError, subprocess.TimeoutExpired) as e:
                 return f"{' '.join(argv)}: {e}"
             if done.returncode != 0:
@@ -61,10 +61,16 @@ def _install_postgresql() -> str:
     return ""
 
 
+@pytest.fixture(scope="session")
+def apt_installer() -> Callable[[list[str], Callable[[], bool]], str]:
+    """apt_install, for conftest files below this one (they cannot import this module by name)."""
+    return apt_install
+
+
 def _pg_bin() -> Path:
     bin_dir = _find_pg_bin()
     if bin_dir is None:
-        why = _install_postgresql()
+        why = apt_install(["postgresql"], lambda: _find_pg_bin() is not None)
         bin_dir = _find_pg_bin()
         if bin_dir is None:
             message = (

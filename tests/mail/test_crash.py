@@ -9,7 +9,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -23,12 +22,11 @@ from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player
 from gm.store.passwords import hash_password
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
-    from conftest import Dovecot, ReadMailbox, SmtpFront
+    from conftest import Dovecot, ReadMailbox, SmtpFront, StartGmServe
 
 DOMAIN = "example.org"  # the test Dovecot's domain and password (tests/mail/conftest.py)
 GM = f"gm@{DOMAIN}"
 PASSWORD = "secret"
-ROOT = Path(__file__).resolve().parents[2]
 MAILS = 30
 PLAYERS = {"alice": "France", "bob": "Germany", "carol": "England"}
 ORDERS = {
@@ -52,28 +50,6 @@ def _setup_game(url: str) -> None:
         start_game(s, game)
 
 
-def _serve(url: str, dovecot: Dovecot, front: SmtpFront, data: Path) -> subprocess.Popen[bytes]:
-    env = dict(
-        os.environ,
-        GM_ADDRESS=GM,
-        GM_DATABASE_URL=url,
-        GM_DATA_DIR=str(data),
-        GM_IMAP_HOST="127.0.0.1",
-        GM_IMAP_PORT=str(dovecot.imap_port),
-        GM_IMAP_TLS="none",
-        GM_IMAP_USER="gm",
-        GM_IMAP_PASSWORD=PASSWORD,
-        GM_SMTP_HOST="127.0.0.1",
-        GM_SMTP_PORT=str(front.port),
-        GM_SMTP_TLS="none",
-        GM_SMTP_USER="",  # the test SMTP front takes mail without a login
-        GM_SMTP_PASSWORD="",
-        GM_POLL_SECONDS="1",
-    )
-    log = (data / "serve.log").open("ab")  # kept for a failing run: what the judge said
-    return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
-
-
 def _mail(n: int) -> tuple[EmailMessage, str]:
     user = list(PLAYERS)[n % len(PLAYERS)]
     power = PLAYERS[user]
@@ -87,11 +63,16 @@ def _mail(n: int) -> tuple[EmailMessage, str]:
 
 
 async def test_killed_at_random_every_mail_counts_once(
-    migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, tmp_path: Path
+    migrated_url: str,
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    read_mailbox: ReadMailbox,
+    gm_serve: StartGmServe,
+    tmp_path: Path,
 ) -> None:
     await asyncio.to_thread(_setup_game, migrated_url)
     rng = random.Random(20261122)
-    server = _serve(migrated_url, dovecot, smtp_front, tmp_path)
+    server = gm_serve(migrated_url, dovecot, smtp_front, tmp_path)
     sent: dict[str, str] = {}  # Message-ID -> player
     try:
         for n in range(MAILS):
@@ -103,7 +84,7 @@ async def test_killed_at_random_every_mail_counts_once(
                 await asyncio.sleep(rng.uniform(0, 1.5))
                 server.send_signal(signal.SIGKILL)
                 server.wait()
-                server = _serve(migrated_url, dovecot, smtp_front, tmp_path)
+                server = gm_serve(migrated_url, dovecot, smtp_front, tmp_path)
         factory = make_session_factory(make_engine(migrated_url))
 
         def settled() -> bool:
