@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, literal, select
 from sqlalchemy.orm import Session
 
 from gm.engine.model import GameState, PhaseKind
@@ -76,31 +77,44 @@ def current_phase(session: Session, game: Game) -> CurrentPhase | None:
     return None if row is None else CurrentPhase(row, state_from_json(row.state_json))
 
 
-def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OrderRecord]:
-    return list(
-        session.scalars(
-            select(OrderRecord)
-            .where(OrderRecord.phase_id == phase.id, OrderRecord.power == power, OrderRecord.current.is_(True))
-            .order_by(OrderRecord.id)
-        )
+class OnFile(NamedTuple):
+    """One order (or allocation) on file, as the acknowledgement shows it."""
+
+    unit: str
+    canonical: str
+    points: int  # of an allocation; 0 for an order
+
+
+def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
+    """The orders `power` has on file for `phase`, oldest first. Plain rows, not objects: they are
+    read for every acknowledgement."""
+    return _on_file(session, OrderRecord, phase, power)
+
+
+def allocations_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
+    """The secret allocations `power` has on file for `phase`, oldest first."""
+    return _on_file(session, SecretAllocation, phase, power)
+
+
+def _select_on_file(table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, int]]:
+    t = table.__table__
+    points = t.c.points if table is SecretAllocation else literal(0)
+    return (
+        select(t.c.unit, t.c.canonical, points)
+        .where(t.c.phase_id == bindparam("for_phase"), t.c.power == bindparam("for_power"), t.c.current.is_(True))
+        .order_by(t.c.id)
     )
 
 
-def allocations_on_file(session: Session, phase: GamePhase, power: str) -> list[SecretAllocation]:
-    return list(
-        session.scalars(
-            select(SecretAllocation)
-            .where(
-                SecretAllocation.phase_id == phase.id,
-                SecretAllocation.power == power,
-                SecretAllocation.current.is_(True),
-            )
-            .order_by(SecretAllocation.id)
-        )
-    )
+_SELECT_ON_FILE = {table: _select_on_file(table) for table in (OrderRecord, SecretAllocation)}  # built once
 
 
-def units_without_orders(state: GameState, power: str, on_file: list[OrderRecord]) -> list[str]:
+def _on_file(session: Session, table: type[OrderRecord] | type[SecretAllocation], phase: GamePhase, power: str) -> list[OnFile]:
+    rows = session.connection().execute(_SELECT_ON_FILE[table], {"for_phase": phase.id, "for_power": power})
+    return [OnFile(*row) for row in rows]
+
+
+def units_without_orders(state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
     """Units of `power` that still have no order (movement and retreat phases)."""
     ordered = {r.unit for r in on_file}
     if state.phase.kind is PhaseKind.RETREAT:

@@ -11,7 +11,7 @@ from contextlib import AsyncExitStack
 
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
-from gm.mail.ingest import IngestOutcome, ingest
+from gm.mail.ingest import IngestOutcome, ingest_batch
 from gm.mail.outbox import OutboxSender
 from gm.settings import MailServer, Settings
 from gm.store.db import make_engine, make_session_factory, upgrade
@@ -20,11 +20,11 @@ from gm.store.passwords import PasswordVerifier
 log = logging.getLogger(__name__)
 
 
-IngestFunction = Callable[..., IngestOutcome]  # the signature of gm.mail.ingest.ingest
+IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.ingest.ingest_batch
 
 
-async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest) -> None:
-    """Run the GM's mail service until cancelled. `ingest_function` is gm.mail.ingest.ingest
+async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_batch) -> None:
+    """Run the GM's mail service until cancelled. `ingest_function` is gm.mail.ingest.ingest_batch
     except in tests."""
     url = settings.db_url
     await asyncio.to_thread(upgrade, url)
@@ -61,7 +61,13 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest)
                 max_size=settings.max_mail_size,
                 verifier=PasswordVerifier(),
             )
-            watcher = InboxWatcher(imap, bound, outbox_wakeup=outbox_wakeup, poll_seconds=settings.poll_seconds)
+            watcher = InboxWatcher(
+                imap,
+                bound,
+                outbox_wakeup=outbox_wakeup,
+                poll_seconds=settings.poll_seconds,
+                max_size=settings.max_mail_size,
+            )
             sender = OutboxSender(smtp, session_factory, gm_address=settings.gm_address, wakeup=outbox_wakeup)
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             async with asyncio.TaskGroup() as tasks:

@@ -1,10 +1,11 @@
 """The inbox watcher: takes each unseen mail from an IMAP mailbox to an ingest function, exactly once.
 
-Protocol only; what a mail means is the ingest function's business. For each UNSEEN mail the
-watcher fetches the raw bytes without setting \\Seen (BODY.PEEK[]), calls `ingest` in a worker
-thread, and only after it returns sets \\Seen. A crash between ingest's commit and the flag leaves
-the mail unseen: it is fetched again, and ingest, which knows it by Message-ID and IMAP UID,
-reports it as a duplicate. Between rounds the watcher waits in IMAP IDLE where the server offers
+Protocol only; what a mail means is the ingest function's business. The watcher asks for the
+UNSEEN mail and their sizes, fetches them in batches without setting \\Seen (BODY.PEEK[]; only the
+header of a mail over the size limit, which is refused unread), hands each batch to `ingest` in a
+worker thread, and only after it returns sets \\Seen on the batch's mail, in one command. A crash
+between ingest's commit and the flag leaves the mail unseen: it is fetched again, and ingest,
+which knows it by Message-ID and IMAP UID, reports it as a duplicate. Between rounds the watcher waits in IMAP IDLE where the server offers
 it (and still searches every `poll_seconds`, as a safety net), else it polls. A lost connection
 is re-made with capped exponential back-off; a mail whose ingest raises stays unseen and is
 retried later, also with back-off, while the other mail goes on.
@@ -22,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 import aioimaplib
 
-from gm.mail.ingest import IngestOutcome
+from gm.mail.ingest import Fetched, IngestOutcome
 from gm.settings import MailServer
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,12 @@ _UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]", re.IGNORECASE)
 
 
 _SIZE_CHANGE = re.compile(rb"^\*?\s*(\d+) (EXISTS|EXPUNGE)\s*$", re.IGNORECASE)
+_FETCH_START = re.compile(rb"^\*?\s*\d+ FETCH \(", re.IGNORECASE)
+_FETCH_UID = re.compile(rb"\bUID (\d+)", re.IGNORECASE)
+_FETCH_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)", re.IGNORECASE)
+
+BATCH_MAILS = 100  # mail per FETCH and per ingest transaction, at most
+BATCH_BYTES = 10_000_000  # and bytes per FETCH, at most (a single larger mail is fetched alone)
 
 
 class _Protocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -81,9 +88,10 @@ class _Client(aioimaplib.IMAP4):  # type: ignore[misc]
 
 
 class Ingest(Protocol):
-    """What the watcher calls for each mail: gm.mail.ingest.ingest with its other arguments bound."""
+    """What the watcher calls for each batch of mail: gm.mail.ingest.ingest_batch with its other
+    arguments bound. One outcome per mail, in order; a failed one is left unseen and retried."""
 
-    def __call__(self, raw: bytes, *, uidvalidity: int, uid: int) -> IngestOutcome: ...
+    def __call__(self, mails: list[Fetched], *, uidvalidity: int) -> list[IngestOutcome]: ...
 
 
 class ImapError(Exception):
@@ -117,6 +125,7 @@ class InboxWatcher:
         poll_seconds: float = 60.0,
         use_idle: bool = True,
         mailbox: str = "INBOX",
+        max_size: int = 1_000_000,
         timeout: float = 30.0,
         reconnect: Backoff = RECONNECT_BACKOFF,
         retry: Backoff = RETRY_BACKOFF,
@@ -128,6 +137,7 @@ class InboxWatcher:
         self.poll_seconds = poll_seconds
         self.use_idle = use_idle
         self.mailbox = mailbox
+        self.max_size = max_size  # a mail over this is fetched as its header only
         self.timeout = timeout
         self.reconnect = reconnect
         self.retry = retry
@@ -304,38 +314,71 @@ class _Session:
         unseen = set(uids)
         self.w._failed = {key: value for key, value in self.w._failed.items() if key[1] in unseen}
         now = time.monotonic()
-        for uid in uids:
-            if self.w._due((uidvalidity, uid), now):
-                await self._take(client, uidvalidity, uid)
-
-    async def _take(self, client: aioimaplib.IMAP4, uidvalidity: int, uid: int) -> None:
-        w = self.w
-        if self.lost.is_set():
-            raise ImapError("connection lost")
-        response = await client.uid("fetch", str(uid), "BODY.PEEK[]")
-        if response.result != "OK":
-            raise ImapError(f"UID FETCH {uid} refused: {_text(response)}")
-        raw = next((bytes(line) for line in response.lines if isinstance(line, bytearray)), None)
-        if raw is None:  # expunged meanwhile
+        due = [uid for uid in uids if self.w._due((uidvalidity, uid), now)]
+        if not due:
             return
-        key = (uidvalidity, uid)
+        sizes = await self._sizes(client, due)
+        for batch in _batches([uid for uid in due if uid in sizes], sizes, self.w.max_size):
+            await self._take(client, uidvalidity, batch, sizes)
+
+    async def _sizes(self, client: aioimaplib.IMAP4, uids: list[int]) -> dict[int, int]:
+        """UID -> size in bytes, for those of `uids` still in the mailbox."""
+        response = await self._command(client.uid("fetch", _sequence_set(uids), "(RFC822.SIZE)"))
+        if response.result != "OK":
+            raise ImapError(f"UID FETCH (RFC822.SIZE) refused: {_text(response)}")
+        sizes = {}
+        for line in response.lines:
+            if isinstance(line, (bytes, bytearray)) and _FETCH_START.match(line):
+                uid, size = _FETCH_UID.search(line), _FETCH_SIZE.search(line)
+                if uid and size:
+                    sizes[int(uid.group(1))] = int(size.group(1))
+        return sizes
+
+    async def _take(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int], sizes: dict[int, int]) -> None:
+        """Fetch a batch, ingest it, and flag \\Seen what ingest recorded (or knew already)."""
+        w = self.w
+        whole = [uid for uid in uids if sizes[uid] <= w.max_size]
+        fetched = await self._fetch(client, whole, "BODY.PEEK[]")
+        # Over the limit: the header is enough to refuse it (with the size the server gave).
+        fetched.update(await self._fetch(client, [uid for uid in uids if uid not in whole], "BODY.PEEK[HEADER]"))
+        mails = [Fetched(uid, fetched[uid], sizes[uid]) for uid in uids if uid in fetched]  # else expunged meanwhile
+        if not mails:
+            return
         try:
             # In a worker thread: ingest uses the (blocking) database. If this task is cancelled
             # meanwhile, ingest still finishes in its thread, and the mail stays unseen.
-            outcome = await asyncio.to_thread(w.ingest, raw, uidvalidity=uidvalidity, uid=uid)
-        except Exception:
-            delay = w._failed_once(key)
-            log.exception(
-                "ingest failed for UID %d (UIDVALIDITY %d); left unseen, retried in %.1f s", uid, uidvalidity, delay
-            )
-            return
-        w._failed.pop(key, None)
-        log.info("UID %d: %s, %d repl%s", uid, outcome.outcome, outcome.replies, "y" if outcome.replies == 1 else "ies")
-        if outcome.replies and w.outbox_wakeup is not None:
+            outcomes = await asyncio.to_thread(w.ingest, mails, uidvalidity=uidvalidity)
+        except Exception as e:  # the ingest function's own failure: as if each mail had failed
+            log.exception("ingest failed for %d mail", len(mails))
+            outcomes = [IngestOutcome(None, "failed", 0, e) for _ in mails]
+        done = []
+        for mail, outcome in zip(mails, outcomes, strict=True):
+            assert mail.uid is not None
+            key = (uidvalidity, mail.uid)
+            if outcome.failed:
+                delay = w._failed_once(key)
+                log.warning("UID %d (UIDVALIDITY %d) left unseen, retried in %.1f s: %s",
+                            mail.uid, uidvalidity, delay, outcome.outcome)
+                continue
+            w._failed.pop(key, None)
+            done.append(mail.uid)
+            log.info("UID %d: %s, %d repl%s", mail.uid, outcome.outcome, outcome.replies,
+                     "y" if outcome.replies == 1 else "ies")
+        if w.outbox_wakeup is not None and any(o.replies for o in outcomes):
             w.outbox_wakeup.set()
-        response = await self._command(client.uid("store", str(uid), "+FLAGS.SILENT", r"(\Seen)"))
+        if done:
+            response = await self._command(client.uid("store", _sequence_set(done), "+FLAGS.SILENT", r"(\Seen)"))
+            if response.result != "OK":
+                raise ImapError(f"UID STORE +FLAGS (\\Seen) refused: {_text(response)}")
+
+    async def _fetch(self, client: aioimaplib.IMAP4, uids: list[int], item: str) -> dict[int, bytes]:
+        """UID -> the bytes of `item` (BODY.PEEK[] or BODY.PEEK[HEADER]) of each of `uids`."""
+        if not uids:
+            return {}
+        response = await self._command(client.uid("fetch", _sequence_set(uids), item))
         if response.result != "OK":
-            raise ImapError(f"UID STORE {uid} +FLAGS (\\Seen) refused: {_text(response)}")
+            raise ImapError(f"UID FETCH {item} refused: {_text(response)}")
+        return _fetched(response.lines)
 
     # --- waiting -----------------------------------------------------------------------------
 
@@ -370,6 +413,63 @@ class _Session:
         except TimeoutError:
             return
         raise ImapError("connection lost")
+
+
+def _batches(uids: list[int], sizes: dict[int, int], max_size: int) -> list[list[int]]:
+    """`uids` in order, cut into batches of at most BATCH_MAILS mail and BATCH_BYTES bytes."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for uid in uids:
+        size = sizes[uid] if sizes[uid] <= max_size else 0  # only the header is fetched
+        if current and (len(current) == BATCH_MAILS or total + size > BATCH_BYTES):
+            batches.append(current)
+            current, total = [], 0
+        current.append(uid)
+        total += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _sequence_set(uids: list[int]) -> str:
+    """An IMAP sequence set for `uids`: runs of consecutive numbers as ranges ('3:7,9,12:13')."""
+    parts = []
+    ordered = sorted(set(uids))
+    start = prev = ordered[0]
+    for uid in [*ordered[1:], None]:
+        if uid is not None and uid == prev + 1:
+            prev = uid
+            continue
+        parts.append(str(start) if start == prev else f"{start}:{prev}")
+        if uid is not None:
+            start = prev = uid
+    return ",".join(parts)
+
+
+def _fetched(lines: list[bytes | bytearray]) -> dict[int, bytes]:
+    """The literal of each FETCH response in `lines`, by its UID. aioimaplib gives a response as
+    its line up to the literal, the literal (a bytearray), then the rest; the UID may come before
+    or after the literal."""
+    out: dict[int, bytes] = {}
+    text = b""
+    literal: bytes | None = None
+
+    def close() -> None:
+        match = _FETCH_UID.search(text)
+        if match and literal is not None:
+            out[int(match.group(1))] = literal
+
+    for line in lines:
+        if isinstance(line, bytearray):
+            literal = bytes(line)
+        elif isinstance(line, bytes) and _FETCH_START.match(line):
+            close()
+            text, literal = line, None
+        elif isinstance(line, bytes):
+            text += b" " + line
+    close()
+    return out
 
 
 def _uidvalidity(response: aioimaplib.Response) -> int:

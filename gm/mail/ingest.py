@@ -1,21 +1,26 @@
-"""One inbound mail, processed exactly once: record it, carry out its commands, queue the reply.
+"""Inbound mail, each processed exactly once: record it, carry out its commands, queue the reply.
 
-Everything a mail does happens in one transaction: the inbound_mail row (unique by Message-ID
-and by IMAP UIDVALIDITY/UID), the orders and other changes its commands make, and the reply in the
-outbox. The IMAP watcher marks the mail \\Seen only after that commit, so a crash at any point
-either loses nothing (the mail is fetched again) or finds the mail already recorded.
+Everything a mail does happens in the transaction that records it: the inbound_mail row (unique
+by Message-ID and by IMAP UIDVALIDITY/UID), the orders and other changes its commands make, and
+the reply in the outbox. The IMAP watcher marks mail \\Seen only after that commit, so a crash at
+any point either loses nothing (the mail is fetched again) or finds the mail already recorded.
+
+A burst of mail is taken in batches: one transaction for the batch (one commit, and each game,
+phase and player read once), with a savepoint per mail, so a mail that fails is undone alone and
+left for a later attempt while the others are kept.
 """
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import allocations_on_file, orders_on_file, units_without_orders, variant_of
-from gm.mail.commands import Context, command_for, orders
+from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.reply import PowerStatus, render_ack
 from gm.store.db import transaction
@@ -29,9 +34,28 @@ MAX_LINES = 500  # more lines than any order mail needs: the rest is not read
 
 @dataclass(frozen=True)
 class IngestOutcome:
-    inbound_id: int | None  # the inbound_mail row; None when the mail was already processed
-    outcome: str  # 'processed', 'duplicate', 'automatic: ...', 'too large', ...
+    inbound_id: int | None  # the inbound_mail row; None when the mail was not recorded (now)
+    outcome: str  # 'processed', 'duplicate', 'automatic: ...', 'too large', 'failed: ...'
     replies: int  # outbox rows queued (0 for mail that is never answered)
+    error: Exception | None = None  # why the mail failed: it is left for a later attempt
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One mail as the IMAP watcher fetched it: its UID (None when it came another way), its bytes
+    and its size (the server's figure: of a mail over the size limit only the header is fetched)."""
+
+    uid: int | None
+    raw: bytes
+    size: int | None = None  # None: len(raw)
+
+    @property
+    def full_size(self) -> int:
+        return len(self.raw) if self.size is None else max(self.size, len(self.raw))
 
 
 def ingest(
@@ -44,48 +68,140 @@ def ingest(
     max_size: int = 1_000_000,
     verifier: PasswordVerifier | None = None,
 ) -> IngestOutcome:
-    """Process one mail in ONE transaction. A mail seen before (same Message-ID, or same
-    UIDVALIDITY and UID) changes nothing and returns 'duplicate'. Safe to call from a worker
-    thread; never raises for anything the mail contains (a database error does raise: the mail is
-    then left for a later attempt)."""
-    # A mail over the size limit is not read: its headers are enough to refuse it.
-    message = read_message(raw if len(raw) <= max_size else _headers_of(raw))
+    """Process one mail in one transaction (see ingest_batch); raises what made it fail."""
+    (outcome,) = ingest_batch(
+        session_factory,
+        [Fetched(uid, raw)],
+        gm_address=gm_address,
+        uidvalidity=uidvalidity,
+        max_size=max_size,
+        verifier=verifier,
+    )
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome
+
+
+def ingest_batch(
+    session_factory: sessionmaker[Session],
+    mails: Sequence[Fetched],
+    *,
+    gm_address: str,
+    uidvalidity: int | None = None,
+    max_size: int = 1_000_000,
+    verifier: PasswordVerifier | None = None,
+) -> list[IngestOutcome]:
+    """Process mails in ONE transaction, one outcome each, in order. A mail seen before (same
+    Message-ID, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
+    changes nothing and is a 'duplicate'. Nothing a mail contains makes this raise: a mail whose
+    processing raises anyway is undone alone and comes back failed (with the error), as does
+    every mail of a batch whose commit fails. Safe to call from a worker thread."""
+    if not mails:
+        return []
     verifier = verifier or PasswordVerifier()
+    # A mail over the size limit is not read: its headers are enough to refuse it.
+    messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
     try:
         with transaction(session_factory) as session:
-            if _seen_before(session, message, uidvalidity, uid):
-                return IngestOutcome(None, "duplicate", 0)
-            inbound = InboundMail(
-                message_id=message.message_id,
-                imap_uidvalidity=uidvalidity,
-                imap_uid=uid,
-                sender=message.sender[:320],
-                raw=raw,
-                size=len(raw),
+            seen_ids, seen_uids = _seen_before(session, messages, [m.uid for m in mails], uidvalidity)
+            lookups = Lookups(session)
+            outcomes = []
+            for mail, message in zip(mails, messages, strict=True):
+                if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
+                    outcomes.append(IngestOutcome(None, "duplicate", 0))
+                    continue
+                try:
+                    with session.begin_nested():  # a mail that fails is undone alone
+                        outcomes.append(
+                            _record(session, lookups, mail, message, uidvalidity, gm_address, max_size, verifier)
+                        )
+                except Exception as e:
+                    lookups.forget()  # it may hold what was just undone
+                    if isinstance(e, IntegrityError):  # recorded by another process meanwhile
+                        outcomes.append(IngestOutcome(None, "duplicate", 0))
+                        continue
+                    log.exception("mail %s failed; left for a later attempt", message.message_id)
+                    outcomes.append(IngestOutcome(None, f"failed: {type(e).__name__}", 0, e))
+                    continue
+                seen_ids.add(message.message_id)
+                if mail.uid is not None:
+                    seen_uids.add(mail.uid)
+    except IntegrityError as e:
+        # Another process recorded some of these mails between our check and our commit: each
+        # mail on its own then tells which.
+        if len(mails) == 1:
+            return [IngestOutcome(None, "duplicate", 0)]
+        log.info("batch of %d mails hit a concurrent duplicate (%s); one at a time", len(mails), e.orig)
+        return [
+            outcome
+            for mail in mails
+            for outcome in ingest_batch(
+                session_factory, [mail], gm_address=gm_address, uidvalidity=uidvalidity, max_size=max_size, verifier=verifier
             )
-            session.add(inbound)
-            session.flush()
-            outcome, reply = _process(session, message, inbound, raw, max_size, verifier)
-            inbound.outcome = outcome[:255]
-            inbound.processed_at = utcnow()
-            replies = 0
-            if reply is not None and message.reply_to and message.reply_to != gm_address.lower():
-                session.add(
-                    OutboundMail(
-                        message_id=new_message_id(gm_address.rpartition("@")[2] or None),
-                        to_addr=message.reply_to,
-                        subject=_reply_subject(message.subject),
-                        body_text=reply,
-                        in_reply_to=message.message_id,
-                        inbound_id=inbound.id,
-                        kind="ack",
-                    )
-                )
-                replies = 1
-            return IngestOutcome(inbound.id, outcome, replies)
-    except IntegrityError:
-        # Another process recorded the same mail between our check and our commit.
-        return IngestOutcome(None, "duplicate", 0)
+        ]
+    except Exception as e:  # the commit (or the database) failed: nothing of the batch was kept
+        log.exception("batch of %d mails failed; left for a later attempt", len(mails))
+        return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
+    return outcomes
+
+
+# Built once: a statement built afresh for every mail costs more than running it.
+_INSERT_INBOUND = insert(InboundMail.__table__)
+_FINISH_INBOUND = (
+    update(InboundMail.__table__)
+    .where(InboundMail.__table__.c.id == bindparam("row_id"))
+    .values(outcome=bindparam("outcome"), processed_at=bindparam("at"))
+)
+_INSERT_OUTBOX = insert(OutboundMail.__table__)
+
+
+def _record(
+    session: Session,
+    lookups: Lookups,
+    mail: Fetched,
+    message: InboundMessage,
+    uidvalidity: int | None,
+    gm_address: str,
+    max_size: int,
+    verifier: PasswordVerifier,
+) -> IngestOutcome:
+    """Record one mail, carry out its commands and queue its reply, in the current transaction.
+    The rows of mail in and out are written with SQLAlchemy Core: they are written for every
+    mail and never needed as objects here."""
+    connection = session.connection()
+    inbound_id = connection.execute(
+        _INSERT_INBOUND,
+        {
+            "message_id": message.message_id,
+            "imap_uidvalidity": uidvalidity if mail.uid is not None else None,
+            "imap_uid": mail.uid,
+            "sender": message.sender[:320],
+            "raw": mail.raw if mail.full_size <= max_size else _headers_of(mail.raw),  # too large: the header
+            "size": mail.full_size,
+            "received_at": utcnow(),
+        },
+    ).inserted_primary_key[0]
+    outcome, reply = _process(session, lookups, message, inbound_id, mail.full_size, max_size, verifier)
+    session.flush()  # what the commands left to the ORM (players, audit entries), inside the savepoint
+    connection.execute(_FINISH_INBOUND, {"row_id": inbound_id, "outcome": outcome[:255], "at": utcnow()})
+    if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
+        return IngestOutcome(inbound_id, outcome, 0)
+    now = utcnow()
+    connection.execute(
+        _INSERT_OUTBOX,
+        {
+            "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
+            "to_addr": message.reply_to,
+            "subject": _reply_subject(message.subject),
+            "body_text": reply,
+            "in_reply_to": message.message_id,
+            "inbound_id": inbound_id,
+            "kind": "ack",
+            "created_at": now,
+            "next_attempt_at": now,
+        },
+    )
+    return IngestOutcome(inbound_id, outcome, 1)
 
 
 def _headers_of(raw: bytes) -> bytes:
@@ -96,18 +212,32 @@ def _headers_of(raw: bytes) -> bytes:
     return raw[:64_000]
 
 
-def _seen_before(session: Session, message: InboundMessage, uidvalidity: int | None, uid: int | None) -> bool:
-    same = InboundMail.message_id == message.message_id
-    if uid is not None:
-        same = or_(same, (InboundMail.imap_uidvalidity == uidvalidity) & (InboundMail.imap_uid == uid))
-    return session.scalar(select(InboundMail.id).where(same).limit(1)) is not None
+def _seen_before(
+    session: Session, messages: list[InboundMessage], uids: list[int | None], uidvalidity: int | None
+) -> tuple[set[str], set[int]]:
+    """Which of these Message-IDs, and which of these UIDs (of `uidvalidity`), are recorded already."""
+    ids = {m.message_id for m in messages}
+    known_uids = [uid for uid in uids if uid is not None]
+    same = InboundMail.message_id.in_(ids)
+    if known_uids and uidvalidity is not None:
+        same = or_(same, (InboundMail.imap_uidvalidity == uidvalidity) & InboundMail.imap_uid.in_(known_uids))
+    rows = session.execute(select(InboundMail.message_id, InboundMail.imap_uidvalidity, InboundMail.imap_uid).where(same))
+    seen_ids: set[str] = set()
+    seen_uids: set[int] = set()
+    for message_id, validity, uid in rows:
+        if message_id in ids:
+            seen_ids.add(message_id)
+        if uid is not None and validity == uidvalidity:
+            seen_uids.add(uid)
+    return seen_ids, seen_uids
 
 
 def _process(
     session: Session,
+    lookups: Lookups,
     message: InboundMessage,
-    inbound: InboundMail,
-    raw: bytes,
+    inbound_id: int,
+    size: int,
     max_size: int,
     verifier: PasswordVerifier,
 ) -> tuple[str, str | None]:
@@ -116,13 +246,13 @@ def _process(
         return f"automatic: {message.automatic}", None
     if not message.sender:
         return "no sender", None
-    if len(raw) > max_size:
+    if size > max_size:
         refused = (
-            f"Your mail is {len(raw):,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
+            f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
             "Nothing in it was read. Send your orders as plain text, without attachments."
         )
         return "too large", render_ack(message.subject, [], None, [], refused=refused)
-    ctx = Context(session=session, message=message, inbound=inbound, verifier=verifier)
+    ctx = Context(session=session, message=message, inbound_id=inbound_id, verifier=verifier, lookups=lookups)
     for line in command_lines(message.text)[:MAX_LINES]:
         command, args = command_for(line)
         try:
@@ -134,6 +264,7 @@ def _process(
                     command.run(ctx, args, line)
         except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
             log.exception("command failed: %r", line)
+            ctx.lookups.forget()  # its savepoint was rolled back
             ctx.reject(line, "the judge could not carry this out (the GM has been told)")
         if ctx.signed_off:
             break
@@ -150,8 +281,8 @@ def _status(ctx: Context) -> PowerStatus | None:
     variant = variant_of(ctx.game)
     power = ctx.player.power
     orders = orders_on_file(ctx.session, phase.row, power)
-    allocations = allocations_on_file(ctx.session, phase.row, power)
     points = variant.rules.points_available(variant, phase.state, power)
+    allocations = [] if points is None else allocations_on_file(ctx.session, phase.row, power)
     return PowerStatus(
         power=power,
         game=ctx.game.name,

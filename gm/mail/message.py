@@ -183,6 +183,8 @@ def _unstructured(value: str | None) -> str:
     """RFC 2047 decoded, cleaned, whitespace collapsed."""
     if value is None:
         return ""
+    if "=?" not in value:  # no encoded word: nothing to decode (and the decoder is slow)
+        return " ".join(_clean(value).split())
     try:
         decoded = str(email.policy.default.header_factory("subject", value))
     except Exception:
@@ -190,10 +192,20 @@ def _unstructured(value: str | None) -> str:
     return " ".join(_clean(decoded).split())
 
 
+# 'x@y.z', '<x@y.z>' or 'Plain Name <x@y.z>': a display name of letters, digits, spaces, dots,
+# hyphens and apostrophes only, and a dot-atom addr-spec; anything else takes the full parser.
+_SIMPLE_ADDRESS = re.compile(
+    r"\s*(?P<name>[\w .'-]*<)?(?P<spec>[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+)(?(name)>)\s*"
+)
+
+
 def _address(value: str | None) -> str:
     """The first addr-spec of an address header, lower-cased; '' when there is none."""
     if not value:
         return ""
+    simple = _SIMPLE_ADDRESS.fullmatch(value)
+    if simple:  # the usual forms, without the full (and slow) RFC 5322 parser
+        return simple.group("spec").lower()
     try:
         specs = [a.addr_spec for a in email.policy.default.header_factory("from", value).addresses]
     except Exception:

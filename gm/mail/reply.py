@@ -27,8 +27,13 @@ class PowerStatus:
     points_name: str = "DP"
 
 
+_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
 def templates_dir() -> Path:
-    return Path(os.environ.get("GM_TEMPLATES", Path(__file__).resolve().parents[2] / "templates"))
+    """templates/ of the project, or the folder GM_TEMPLATES names."""
+    folder = os.environ.get("GM_TEMPLATES")
+    return Path(folder) if folder else _TEMPLATES
 
 
 @cache
@@ -51,7 +56,7 @@ def render_ack(
     refused: str = "",
     lang: str = "en",
 ) -> str:
-    template = _environment(str(templates_dir() / lang)).get_template("ack.txt.j2")
+    template = _environment(os.path.join(templates_dir(), lang)).get_template("ack.txt.j2")
     return template.render(
         marker=ACK_MARKER, subject=subject, results=results, status=status, sections=sections, refused=refused
     )

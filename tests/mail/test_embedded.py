@@ -23,7 +23,7 @@ from sqlalchemy import create_engine, inspect
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.mail.embedded import EmbeddedMail, MailboxNameError, embedded_mail, mailbox_name
-from gm.mail.ingest import IngestOutcome
+from gm.mail.ingest import Fetched, IngestOutcome
 from gm.server import serve
 from gm.settings import MailServer, Settings
 from gm.store.db import transaction
@@ -125,8 +125,8 @@ def free_port() -> int:
 
 
 class ReplyingIngest:
-    """A stand-in for gm.mail.ingest.ingest with its signature: answers each new mail with one
-    outbox row in the session factory serve() made, and knows mail it has seen."""
+    """A stand-in for gm.mail.ingest.ingest_batch with its signature: answers each new mail with
+    one outbox row in the session factory serve() made, and knows mail it has seen."""
 
     def __init__(self) -> None:
         self.seen: set[str] = set()
@@ -134,14 +134,16 @@ class ReplyingIngest:
     def __call__(
         self,
         session_factory: sessionmaker[Session],
-        raw: bytes,
+        mails: list[Fetched],
         *,
         gm_address: str,
         uidvalidity: int | None = None,
-        uid: int | None = None,
         max_size: int = 1_000_000,
         verifier: object = None,
-    ) -> IngestOutcome:
+    ) -> list[IngestOutcome]:
+        return [self.one(session_factory, mail.raw, gm_address) for mail in mails]
+
+    def one(self, session_factory: sessionmaker[Session], raw: bytes, gm_address: str) -> IngestOutcome:
         msg = parse(raw)
         message_id = str(msg["Message-ID"])
         if message_id in self.seen:

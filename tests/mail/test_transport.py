@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.mail.inbox import Backoff, InboxWatcher
-from gm.mail.ingest import IngestOutcome
+from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.outbox import OutboxSender, Outgoing, build_message
 from gm.settings import TlsMode
 from gm.store.db import transaction
@@ -38,8 +38,9 @@ ALICE = "alice@example.org"
 
 
 class FakeIngest:
-    """Stands in for gm.mail.ingest.ingest: records every call, processes each Message-ID once
-    (later calls return 'duplicate', as the real one does), and can fail or block on request."""
+    """Stands in for gm.mail.ingest.ingest_batch: records every mail it is given, processes each
+    Message-ID once (later calls return 'duplicate', as the real one does), and can fail a mail or
+    block on request."""
 
     def __init__(self, replies: int = 0, on_processed: Callable[[EmailMessage], None] | None = None) -> None:
         self.replies = replies
@@ -49,8 +50,14 @@ class FakeIngest:
         self.fail: dict[str, int] = {}  # Message-ID -> how many more calls raise
         self.block: dict[str, tuple[threading.Event, threading.Event]] = {}  # Message-ID -> (entered, release)
         self.lock = threading.Lock()
+        self.batches: list[int] = []  # how many mails each call had
 
-    def __call__(self, raw: bytes, *, uidvalidity: int, uid: int) -> IngestOutcome:
+    def __call__(self, mails: list[Fetched], *, uidvalidity: int) -> list[IngestOutcome]:
+        self.batches.append(len(mails))
+        return [self.one(mail.raw, uidvalidity=uidvalidity, uid=mail.uid) for mail in mails]
+
+    def one(self, raw: bytes, *, uidvalidity: int, uid: int | None) -> IngestOutcome:
+        assert uid is not None
         msg = email.message_from_bytes(raw, policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
         message_id = str(msg["Message-ID"])
@@ -58,7 +65,7 @@ class FakeIngest:
             self.calls.append((message_id, uidvalidity, uid, time.monotonic()))
             if self.fail.get(message_id, 0) > 0:
                 self.fail[message_id] -= 1
-                raise RuntimeError("the database is away")
+                return IngestOutcome(None, "failed: RuntimeError", 0, RuntimeError("the database is away"))
             if message_id in self.processed:
                 return IngestOutcome(None, "duplicate", 0)
         if message_id in self.block:
@@ -497,9 +504,40 @@ def test_build_message_without_attachments() -> None:
         created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
         attempts=0,
     )
-    msg = build_message(mail, GM)
+    raw = build_message(mail, GM)
+    assert b"\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert msg["Message-ID"] == "<m1@gm.example>"
     assert msg["Date"] == "Fri, 02 Jan 2026 03:04:05 +0000"
     assert msg["Auto-Submitted"] == "auto-generated"
     assert not msg.is_multipart()
-    assert b"\r\n" in msg.as_bytes(policy=email.policy.SMTP)
+    assert msg.get_content().replace("\r\n", "\n") == "Orders are due.\n"
+
+
+def test_build_message_encodes_what_is_not_ascii_and_keeps_headers_whole() -> None:
+    long_line = "A Par - Bur " * 120  # over the 998 characters a line may have on the wire
+    mail = Outgoing(
+        id=2,
+        message_id="<m2@gm.example>",
+        to_addr="zoë@example.org",
+        subject="Re: Ordres d'été\r\nBcc: everyone@example.org",  # a header must not be smuggled in
+        body_text=f"Ça va: Français 1901.\n{long_line}\n",
+        attachments=[{"filename": "carte été.png", "content_type": "image/png", "data": PNG}],
+        in_reply_to="<orders-2@example.org>",
+        created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        attempts=0,
+    )
+    raw = build_message(mail, GM)
+    assert raw.isascii()
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    assert msg["Subject"] == "Re: Ordres d'été Bcc: everyone@example.org"
+    assert msg["Bcc"] is None
+    assert msg["In-Reply-To"] == "<orders-2@example.org>" and msg["Auto-Submitted"] == "auto-replied"
+    body = msg.get_body(("plain",))
+    assert body is not None and body.get_content().replace("\r\n", "\n") == f"Ça va: Français 1901.\n{long_line}\n"
+    (attachment,) = msg.iter_attachments()
+    assert isinstance(attachment, EmailMessage)
+    assert attachment.get_filename() == "carte été.png"
+    assert attachment.get_content() == base64.b64decode(PNG)

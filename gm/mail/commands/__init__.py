@@ -7,18 +7,77 @@ signed on to.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gm.games import CurrentPhase, current_phase
+from gm.games import CurrentPhase, current_phase, find_game
 from gm.mail.message import InboundMessage
-from gm.store.models import Game, InboundMail, Player
+from gm.store.models import AuthFailure, Game, Player, utcnow
 from gm.store.passwords import PasswordVerifier
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
+AUTH_FAILURE_WINDOW = timedelta(minutes=15)  # bad passwords from one sender are counted this long
+
+
+class Lookups:
+    """What the mails of one transaction looked up (games, their current phase, players, recent
+    bad passwords), kept for the mails after them in the same transaction: a burst of order mails
+    reads each once. Everything here was read in, or written by, this transaction, so it is never
+    stale; whatever undoes part of the transaction (a mail rolled back) calls forget()."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._games: dict[str, Game | None] = {}
+        self._phases: dict[int, CurrentPhase | None] = {}
+        self._players: dict[tuple[int, str], Player | None] = {}
+        self._auth_failures: dict[str, int] = {}
+
+    def game(self, name: str) -> Game | None:
+        key = name.strip().lower()
+        if key not in self._games:
+            self._games[key] = find_game(self.session, key)
+        return self._games[key]
+
+    def phase(self, game: Game) -> CurrentPhase | None:
+        """The phase of `game` taking orders (see gm.games.current_phase)."""
+        if game.id not in self._phases:
+            self._phases[game.id] = current_phase(self.session, game)
+        return self._phases[game.id]
+
+    def player(self, game: Game, power: str) -> Player | None:
+        """Who plays `power` in `game` now."""
+        key = (game.id, power)
+        if key not in self._players:
+            self._players[key] = self.session.scalar(
+                select(Player).where(Player.game_id == game.id, Player.power == power, Player.left_at.is_(None))
+            )
+        return self._players[key]
+
+    def auth_failures(self, sender: str) -> int:
+        """Bad passwords from `sender` in the last AUTH_FAILURE_WINDOW."""
+        if sender not in self._auth_failures:
+            since = utcnow() - AUTH_FAILURE_WINDOW
+            self._auth_failures[sender] = self.session.scalar(
+                select(func.count()).select_from(AuthFailure).where(AuthFailure.sender == sender, AuthFailure.at >= since)
+            ) or 0
+        return self._auth_failures[sender]
+
+    def add_auth_failure(self, sender: str) -> None:
+        self._auth_failures[sender] = self.auth_failures(sender) + 1
+        self.session.add(AuthFailure(sender=sender))
+
+    def forget(self) -> None:
+        """After a change to games, phases or players that this cache did not make itself (a game
+        starting, a player joining) or after a rollback."""
+        self._games.clear()
+        self._phases.clear()
+        self._players.clear()
+        self._auth_failures.clear()
 
 
 @dataclass
@@ -36,28 +95,20 @@ class Context:
 
     session: Session
     message: InboundMessage
-    inbound: InboundMail
+    inbound_id: int  # the inbound_mail row of the mail
     verifier: PasswordVerifier
+    lookups: Lookups
     results: list[LineResult] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
     player: Player | None = None  # signed on
     game: Game | None = None
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
-    _phases: dict[int, CurrentPhase | None] = field(default_factory=dict)
-    pending_orders: list[Any] = field(default_factory=list)  # orders to write (orders.write_orders)
+    pending_orders: list[tuple[type, dict[str, Any]]] = field(default_factory=list)  # see orders.write_orders
 
     def phase(self) -> CurrentPhase | None:
-        """The current phase of the signed-on game, read once per mail."""
-        if self.game is None:
-            return None
-        if self.game.id not in self._phases:
-            self._phases[self.game.id] = current_phase(self.session, self.game)
-        return self._phases[self.game.id]
-
-    def forget_phase(self) -> None:
-        """After a command that opens a phase (the last JOIN starts the game)."""
-        self._phases.clear()
+        """The current phase of the signed-on game."""
+        return None if self.game is None else self.lookups.phase(self.game)
 
     def signed_on(self, shown: str) -> bool:
         """True when the mail has signed on to a game; else the line is rejected saying so."""

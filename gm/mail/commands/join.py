@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gm.engine.parse import resolve_power
-from gm.games import active_players, find_game, start_game, variant_of
+from gm.games import active_players, start_game, variant_of
 from gm.mail.commands import Context
 from gm.store.models import AuditEntry, GameStatus, Player
 from gm.store.passwords import hash_password
@@ -17,7 +17,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if len(args) < 3:
         ctx.reject(shown, f"usage: {USAGE}")
         return
-    game = find_game(ctx.session, args[0])
+    game = ctx.lookups.game(args[0])
     if game is None:
         ctx.reject(shown, f"there is no game called {args[0]!r}")
         return
@@ -38,10 +38,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.session.flush()
     ctx.session.add(AuditEntry(game_id=game.id, actor=ctx.message.sender, action="join", detail={"power": power}))
     ctx.player, ctx.game, ctx.changed = player, game, True
+    ctx.lookups.forget()  # a new player, and perhaps (below) a game under way
     taken = len(players) + 1
     if taken == len(variant.great_powers):
         phase = start_game(ctx.session, game)
-        ctx.forget_phase()
         ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
     else:
         ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(variant.great_powers)} powers taken)")

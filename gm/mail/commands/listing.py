@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from gm.games import active_players, current_phase, find_game, variant_of
+from gm.games import active_players, variant_of
 from gm.mail.commands import Context
 from gm.store.models import Game
 
@@ -14,13 +14,13 @@ HELP = "list the games, or show one game: variant, powers taken, current phase"
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if args:
-        game = find_game(ctx.session, args[0])
+        game = ctx.lookups.game(args[0])
         if game is None:
             ctx.reject(line, f"there is no game called {args[0]!r}")
             return
         variant = variant_of(game)
         taken = {p.power for p in active_players(ctx.session, game)}
-        phase = current_phase(ctx.session, game)
+        phase = ctx.lookups.phase(game)
         lines = [f"{game.name}: {variant.title}, {game.status}"]
         if phase is not None:
             lines.append(f"phase: {phase.row.label}")

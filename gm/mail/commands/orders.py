@@ -1,7 +1,9 @@
 """Any line that is no command: an order, or a secret point allocation, for the signed-on power."""
 from __future__ import annotations
 
-from sqlalchemy import update
+from typing import Any
+
+from sqlalchemy import Update, bindparam, insert, update
 
 from gm.engine.adjudicator import check_order
 from gm.engine.orders import Allocation, Order, Waive
@@ -54,41 +56,61 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     table = SecretAllocation if type(order) is Allocation else OrderRecord
     key = unit_key(order)
     assert ctx.player is not None and ctx.game is not None
-    row = table(
-        game_id=ctx.game.id,
-        phase_id=phase_id,
-        player_id=ctx.player.id,
-        power=order.power,
-        text=line,
-        canonical=str(order),
-        unit=key,
-        inbound_id=ctx.inbound.id,
-        current=True,
-    )
-    if isinstance(row, SecretAllocation):
-        row.points = order.points  # type: ignore[attr-defined]
-    for earlier in ctx.pending_orders:
-        if key and type(earlier) is table and earlier.phase_id == phase_id and earlier.power == row.power and earlier.unit == key:
-            earlier.current = False  # replaced within the same mail
-    ctx.pending_orders.append(row)
+    row = {
+        "game_id": ctx.game.id,
+        "phase_id": phase_id,
+        "player_id": ctx.player.id,
+        "power": order.power,
+        "text": line,
+        "canonical": str(order),
+        "unit": key,
+        "inbound_id": ctx.inbound_id,
+        "current": True,
+    }
+    if table is SecretAllocation:
+        row["points"] = order.points  # type: ignore[attr-defined]
+    for earlier_table, earlier in ctx.pending_orders:
+        if key and earlier_table is table and earlier["phase_id"] == phase_id and earlier["power"] == order.power \
+                and earlier["unit"] == key:
+            earlier["current"] = False  # replaced within the same mail
+    ctx.pending_orders.append((table, row))
     ctx.changed = True
 
 
-def write_orders(ctx: Context) -> None:
-    """Write the orders of the mail: retire the earlier orders they replace, then insert them all."""
-    rows = ctx.pending_orders
-    if not rows:
-        return
-    groups: dict[tuple[type, int, str], set[str]] = {}
-    for r in rows:
-        if r.unit:
-            groups.setdefault((type(r), r.phase_id, r.power), set()).add(r.unit)
-    for (table, phase_id, power), units in groups.items():
-        ctx.session.execute(
-            update(table)
-            .where(table.phase_id == phase_id, table.power == power, table.unit.in_(units), table.current.is_(True))
-            .values(current=False)
+def _retire(table: type[OrderRecord] | type[SecretAllocation]) -> Update:
+    t = table.__table__
+    return (
+        update(t)
+        .where(
+            t.c.phase_id == bindparam("for_phase"),
+            t.c.power == bindparam("for_power"),
+            t.c.unit.in_(bindparam("units", expanding=True)),
+            t.c.current.is_(True),
         )
-    ctx.session.add_all(rows)
-    ctx.session.flush()
+        .values(current=False)
+    )
+
+
+# Built once: a statement built afresh for every mail costs more than running it.
+_RETIRE = {table: _retire(table) for table in (OrderRecord, SecretAllocation)}
+_INSERT = {table: insert(table.__table__) for table in (OrderRecord, SecretAllocation)}
+
+
+def write_orders(ctx: Context) -> None:
+    """Write the orders of the mail: retire the earlier orders they replace, then insert them all.
+    SQLAlchemy Core, not the ORM: a busy judge writes orders for every mail, and the rows are
+    not needed as objects afterwards."""
+    if not ctx.pending_orders:
+        return
+    connection = ctx.session.connection()
+    retired: dict[tuple[type, int, str], set[str]] = {}
+    rows: dict[type, list[dict[str, Any]]] = {}
+    for table, row in ctx.pending_orders:
+        if row["unit"]:
+            retired.setdefault((table, row["phase_id"], row["power"]), set()).add(row["unit"])
+        rows.setdefault(table, []).append(row)
+    for (table, phase_id, power), units in retired.items():
+        connection.execute(_RETIRE[table], {"for_phase": phase_id, "for_power": power, "units": sorted(units)})
+    for table, new in rows.items():
+        connection.execute(_INSERT[table], new)
     ctx.pending_orders = []

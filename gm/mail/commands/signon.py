@@ -1,22 +1,16 @@
 """SIGNON <power> <game> <password>: act for a power in a game for the rest of this mail."""
 from __future__ import annotations
 
-from datetime import timedelta
-
-from sqlalchemy import func, select
-
 from gm.engine.parse import resolve_power
-from gm.games import find_game, variant_of
+from gm.games import variant_of
 from gm.mail.commands import Context
-from gm.store.models import AuthFailure, Player, utcnow
 
 NAME = "SIGNON"
 USAGE = "SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>)"
 HELP = "sign on to a game as a power; the lines after it act for that power"
 
-# Bad passwords from one sender allowed in a window before the judge stops checking.
+# Bad passwords from one sender allowed in commands.AUTH_FAILURE_WINDOW before the judge stops checking.
 MAX_FAILURES = 5
-FAILURE_WINDOW = timedelta(minutes=15)
 
 
 def masked(args: list[str]) -> str:
@@ -31,11 +25,11 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     password = args[-1]
     if len(args) == 2:  # njudge: 'SIGNON Fgame password'
         code, game_name = args[0][:1], args[0][1:]
-        game = find_game(ctx.session, game_name) if game_name else None
+        game = ctx.lookups.game(game_name) if game_name else None
         power = _power_by_letter(game, code) if game else None
     else:
         game_name = args[-2]
-        game = find_game(ctx.session, game_name)
+        game = ctx.lookups.game(game_name)
         power = resolve_power(variant_of(game), " ".join(args[:-2])) if game else None
     if game is None:
         ctx.reject(shown, f"there is no game called {game_name!r}")
@@ -44,18 +38,12 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(shown, f"{game.name} has no such power")
         return
     sender = ctx.message.sender
-    since = utcnow() - FAILURE_WINDOW
-    failures = ctx.session.scalar(
-        select(func.count()).select_from(AuthFailure).where(AuthFailure.sender == sender, AuthFailure.at >= since)
-    )
-    if failures >= MAX_FAILURES:
+    if ctx.lookups.auth_failures(sender) >= MAX_FAILURES:
         ctx.reject(shown, "too many wrong passwords from this address: try again in 15 minutes")
         return
-    player = ctx.session.scalar(
-        select(Player).where(Player.game_id == game.id, Player.power == power, Player.left_at.is_(None))
-    )
+    player = ctx.lookups.player(game, power)
     if player is None or not ctx.verifier.check(player.password_hash, password):
-        ctx.session.add(AuthFailure(sender=sender))
+        ctx.lookups.add_auth_failure(sender)
         ctx.reject(shown, f"wrong password for {power} in {game.name}")
         return
     ctx.player, ctx.game = player, game
