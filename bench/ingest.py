@@ -157,7 +157,8 @@ def _acks_on_record(url: str, ids: list[str]) -> int:
         )
 
 
-def run_one(db: str, n: int, dovecot_binary: str) -> dict[str, float]:
+def run_one(db: str, n: int, dovecot_binary: str) -> list[dict[str, float | str]]:
+    """Both measures on one database: a live burst, then a backlog."""
     with ExitStack() as stack:
         work = Path(tempfile.mkdtemp(prefix="gmbench", dir="/tmp"))
         if db == "sqlite":
@@ -172,30 +173,39 @@ def run_one(db: str, n: int, dovecot_binary: str) -> dict[str, float]:
         stack.callback(front.stop)
         _setup(url)
         server = mailtests.start_gm_serve(url, dovecot, front, work)
-        stack.callback(lambda: (server.send_signal(signal.SIGTERM), server.wait(timeout=20)))
+        stack.callback(lambda: (server.send_signal(signal.SIGCONT), server.send_signal(signal.SIGTERM), server.wait(20)))
         # Warm up: one mail per player (the first sign-on pays the slow password hash).
         warm = _mails(len(PLAYERS), f"warm-{db}")
         _send(front.port, warm)
         _wait(front.relay, [m["Message-ID"] for m in warm], 60)
-        burst = _mails(n, f"{db}-{datetime.now(UTC).timestamp():.0f}")
-        ids = [m["Message-ID"] for m in burst]
-        _send(front.port, burst, SENDERS)
-        sent = _wait(front.relay, ids, 600)
-        arrived = front.relay.arrived
-        latencies = sorted(sent[i] - arrived[i] for i in ids)
-        span = max(sent.values()) - min(arrived[i] for i in ids)
-        deadline = time.monotonic() + 10  # the outbox marks a row sent just after the server took it
-        while _acks_on_record(url, ids) < n:
-            if time.monotonic() > deadline:
-                raise SystemExit("acknowledgements were delivered but not all are marked sent")
-            time.sleep(0.2)
-        return {
-            "mails": n,
-            "mails_per_s": n / span,
-            "p50": statistics.median(latencies),
-            "p95": _p95(latencies),
-            "arrival_s": max(arrived[i] for i in ids) - min(arrived[i] for i in ids),
-        }
+        results = []
+        for mode in ("live", "backlog"):
+            burst = _mails(n, f"{db}-{mode}-{datetime.now(UTC).timestamp():.0f}")
+            ids = [m["Message-ID"] for m in burst]
+            if mode == "backlog":  # the judge stopped while the mail comes in, then let go
+                server.send_signal(signal.SIGSTOP)
+            _send(front.port, burst, SENDERS)
+            arrived = front.relay.arrived
+            start = min(arrived[i] for i in ids)
+            if mode == "backlog":
+                start = time.time()
+                server.send_signal(signal.SIGCONT)
+            sent = _wait(front.relay, ids, 600)
+            latencies = sorted(sent[i] - arrived[i] for i in ids)
+            deadline = time.monotonic() + 10  # the outbox marks a row sent just after the server took it
+            while _acks_on_record(url, ids) < n:
+                if time.monotonic() > deadline:
+                    raise SystemExit("acknowledgements were delivered but not all are marked sent")
+                time.sleep(0.2)
+            results.append({
+                "mode": mode,
+                "mails": n,
+                "mails_per_s": n / (max(sent.values()) - start),
+                "p50": statistics.median(latencies),
+                "p95": _p95(latencies),
+                "arrival_s": max(arrived[i] for i in ids) - min(arrived[i] for i in ids),
+            })
+        return results
 
 
 def _p95(values: list[float]) -> float:
@@ -224,17 +234,18 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("Dovecot is not installed: run scripts/setup test")
     dbs = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     print(f"gm ingest benchmark: {args.mails} order mails (SIGNON + 3 orders each) over SMTP -> Dovecot -> gm serve (IDLE)")
-    print(f"{'database':<12}{'mails':>7}{'mails/s':>10}{'p50 s':>9}{'p95 s':>9}{'arrival s':>11}")
+    print(f"{'database':<12}{'mode':<9}{'mails':>7}{'mails/s':>10}{'p50 s':>9}{'p95 s':>9}{'arrival s':>11}")
     results = {}
     for db in dbs:
-        r = run_one(db, args.mails, binary)
-        results[db] = r
-        print(f"{db:<12}{r['mails']:>7.0f}{r['mails_per_s']:>10.1f}{r['p50']:>9.2f}{r['p95']:>9.2f}"
-              f"{r['arrival_s']:>11.2f}")
-    if "sqlite" in results:
-        r = results["sqlite"]
-        print(f"targets (SQLite): >= 200 mails/s: {'PASS' if r['mails_per_s'] >= 200 else 'FAIL'}; "
-              f"p95 < 2 s: {'PASS' if r['p95'] < 2 else 'FAIL'}")
+        for r in run_one(db, args.mails, binary):
+            results[db, r["mode"]] = r
+            print(f"{db:<12}{r['mode']:<9}{r['mails']:>7.0f}{r['mails_per_s']:>10.1f}{r['p50']:>9.2f}{r['p95']:>9.2f}"
+                  f"{r['arrival_s']:>11.2f}")
+    if ("sqlite", "live") in results:
+        live, backlog = results["sqlite", "live"], results["sqlite", "backlog"]
+        print(f"targets (SQLite): >= 200 mails/s: {'PASS' if backlog['mails_per_s'] >= 200 else 'FAIL'} "
+              f"(backlog {backlog['mails_per_s']:.0f}, live {live['mails_per_s']:.0f}, arrival "
+              f"{args.mails / live['arrival_s']:.0f}); p95 < 2 s live: {'PASS' if live['p95'] < 2 else 'FAIL'}")
     return 0
 
 

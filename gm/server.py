@@ -1,5 +1,7 @@
 """`gm serve`: the database brought up to date, then the inbox watcher and the outbox sender side by
-side (with the embedded mail servers when no IMAP server is configured) until SIGINT or SIGTERM."""
+side (with the embedded mail servers when no IMAP server is configured) until SIGINT or SIGTERM.
+The outbox sender runs in a process of its own (gm.mail.outbox_process), so that the two use two
+cores."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +14,7 @@ from contextlib import AsyncExitStack
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, ingest_batch
-from gm.mail.outbox import OutboxSender
+from gm.mail.outbox_process import OutboxProcess
 from gm.settings import MailServer, Settings
 from gm.store.db import make_engine, make_session_factory, upgrade
 from gm.store.passwords import PasswordVerifier
@@ -52,7 +54,9 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
                 )
             else:
                 imap, smtp = settings.imap_server(), settings.smtp_server()
-            outbox_wakeup = asyncio.Event()
+            outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address)
+            outbox.start()
+            stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.
             bound = functools.partial(
                 ingest_function,
@@ -64,15 +68,14 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
             watcher = InboxWatcher(
                 imap,
                 bound,
-                outbox_wakeup=outbox_wakeup,
+                on_replies=outbox.wake,
                 poll_seconds=settings.poll_seconds,
                 max_size=settings.max_mail_size,
             )
-            sender = OutboxSender(smtp, session_factory, gm_address=settings.gm_address, wakeup=outbox_wakeup)
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(watcher.run(), name="inbox")
-                tasks.create_task(sender.run(), name="outbox")
+                tasks.create_task(outbox.supervise(), name="outbox")
     finally:
         engine.dispose()
 

@@ -39,8 +39,12 @@ _FETCH_START = re.compile(rb"^\*?\s*\d+ FETCH \(", re.IGNORECASE)
 _FETCH_UID = re.compile(rb"\bUID (\d+)", re.IGNORECASE)
 _FETCH_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)", re.IGNORECASE)
 
-BATCH_MAILS = 100  # mail per FETCH and per ingest transaction, at most
-BATCH_BYTES = 10_000_000  # and bytes per FETCH, at most (a single larger mail is fetched alone)
+BATCH_MAILS = 100  # mail per ingest call (one transaction), at most
+BATCH_BYTES = 10_000_000  # and bytes (a single larger mail goes alone)
+# aioimaplib reads a response recursively, one level per line, re-scanning the response so far at
+# each line: a FETCH of many mail at once would exceed Python's recursion limit (and take time
+# that grows with the square of its size). So no command asks about more mail than this.
+FETCH_CHUNK = 50
 
 
 class _Protocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -121,7 +125,7 @@ class InboxWatcher:
         server: MailServer,
         ingest: Ingest,
         *,
-        outbox_wakeup: asyncio.Event | None = None,
+        on_replies: Callable[[], None] | None = None,
         poll_seconds: float = 60.0,
         use_idle: bool = True,
         mailbox: str = "INBOX",
@@ -133,7 +137,7 @@ class InboxWatcher:
     ) -> None:
         self.server = server
         self.ingest = ingest
-        self.outbox_wakeup = outbox_wakeup
+        self.on_replies = on_replies  # called when ingest queued replies: wakes the outbox
         self.poll_seconds = poll_seconds
         self.use_idle = use_idle
         self.mailbox = mailbox
@@ -323,15 +327,16 @@ class _Session:
 
     async def _sizes(self, client: aioimaplib.IMAP4, uids: list[int]) -> dict[int, int]:
         """UID -> size in bytes, for those of `uids` still in the mailbox."""
-        response = await self._command(client.uid("fetch", _sequence_set(uids), "(RFC822.SIZE)"))
-        if response.result != "OK":
-            raise ImapError(f"UID FETCH (RFC822.SIZE) refused: {_text(response)}")
         sizes = {}
-        for line in response.lines:
-            if isinstance(line, (bytes, bytearray)) and _FETCH_START.match(line):
-                uid, size = _FETCH_UID.search(line), _FETCH_SIZE.search(line)
-                if uid and size:
-                    sizes[int(uid.group(1))] = int(size.group(1))
+        for chunk in _chunks(uids, FETCH_CHUNK):
+            response = await self._command(client.uid("fetch", _sequence_set(chunk), "(RFC822.SIZE)"))
+            if response.result != "OK":
+                raise ImapError(f"UID FETCH (RFC822.SIZE) refused: {_text(response)}")
+            for line in response.lines:
+                if isinstance(line, (bytes, bytearray)) and _FETCH_START.match(line):
+                    uid, size = _FETCH_UID.search(line), _FETCH_SIZE.search(line)
+                    if uid and size:
+                        sizes[int(uid.group(1))] = int(size.group(1))
         return sizes
 
     async def _take(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int], sizes: dict[int, int]) -> None:
@@ -362,10 +367,13 @@ class _Session:
                 continue
             w._failed.pop(key, None)
             done.append(mail.uid)
-            log.info("UID %d: %s, %d repl%s", mail.uid, outcome.outcome, outcome.replies,
-                     "y" if outcome.replies == 1 else "ies")
-        if w.outbox_wakeup is not None and any(o.replies for o in outcomes):
-            w.outbox_wakeup.set()
+            log.debug("UID %d: %s, %d repl%s", mail.uid, outcome.outcome, outcome.replies,
+                      "y" if outcome.replies == 1 else "ies")
+        log.info("UID %s: %d mail, %d new, %d failed, %d replies", _sequence_set([m.uid for m in mails if m.uid]),
+                 len(mails), sum(o.inbound_id is not None for o in outcomes), sum(o.failed for o in outcomes),
+                 sum(o.replies for o in outcomes))
+        if w.on_replies is not None and any(o.replies for o in outcomes):
+            w.on_replies()
         if done:
             response = await self._command(client.uid("store", _sequence_set(done), "+FLAGS.SILENT", r"(\Seen)"))
             if response.result != "OK":
@@ -373,12 +381,13 @@ class _Session:
 
     async def _fetch(self, client: aioimaplib.IMAP4, uids: list[int], item: str) -> dict[int, bytes]:
         """UID -> the bytes of `item` (BODY.PEEK[] or BODY.PEEK[HEADER]) of each of `uids`."""
-        if not uids:
-            return {}
-        response = await self._command(client.uid("fetch", _sequence_set(uids), item))
-        if response.result != "OK":
-            raise ImapError(f"UID FETCH {item} refused: {_text(response)}")
-        return _fetched(response.lines)
+        fetched: dict[int, bytes] = {}
+        for chunk in _chunks(uids, FETCH_CHUNK):
+            response = await self._command(client.uid("fetch", _sequence_set(chunk), item))
+            if response.result != "OK":
+                raise ImapError(f"UID FETCH {item} refused: {_text(response)}")
+            fetched.update(_fetched(response.lines))
+        return fetched
 
     # --- waiting -----------------------------------------------------------------------------
 
@@ -430,6 +439,10 @@ def _batches(uids: list[int], sizes: dict[int, int], max_size: int) -> list[list
     if current:
         batches.append(current)
     return batches
+
+
+def _chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _sequence_set(uids: list[int]) -> str:

@@ -11,6 +11,7 @@ left for a later attempt while the others are kept.
 """
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,54 +96,110 @@ def ingest_batch(
     Message-ID, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
     changes nothing and is a 'duplicate'. Nothing a mail contains makes this raise: a mail whose
     processing raises anyway is undone alone and comes back failed (with the error), as does
-    every mail of a batch whose commit fails. Safe to call from a worker thread."""
+    every mail of a batch whose commit fails. Safe to call from a worker thread.
+
+    The batch is first tried without savepoints (they cost as much as the rest of a mail's
+    statements); if anything in it raises, it is rolled back and done again with a savepoint per
+    mail and per command, so that only what fails is left out."""
     if not mails:
         return []
     verifier = verifier or PasswordVerifier()
     # A mail over the size limit is not read: its headers are enough to refuse it.
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
+    batch = _Batch(mails, messages, uidvalidity, gm_address, max_size, verifier)
     try:
-        with transaction(session_factory) as session:
-            seen_ids, seen_uids = _seen_before(session, messages, [m.uid for m in mails], uidvalidity)
-            lookups = Lookups(session)
-            outcomes = []
-            for mail, message in zip(mails, messages, strict=True):
-                if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
-                    outcomes.append(IngestOutcome(None, "duplicate", 0))
-                    continue
-                try:
-                    with session.begin_nested():  # a mail that fails is undone alone
-                        outcomes.append(
-                            _record(session, lookups, mail, message, uidvalidity, gm_address, max_size, verifier)
-                        )
-                except Exception as e:
-                    lookups.forget()  # it may hold what was just undone
-                    if isinstance(e, IntegrityError):  # recorded by another process meanwhile
-                        outcomes.append(IngestOutcome(None, "duplicate", 0))
-                        continue
-                    log.exception("mail %s failed; left for a later attempt", message.message_id)
-                    outcomes.append(IngestOutcome(None, f"failed: {type(e).__name__}", 0, e))
-                    continue
-                seen_ids.add(message.message_id)
-                if mail.uid is not None:
-                    seen_uids.add(mail.uid)
-    except IntegrityError as e:
-        # Another process recorded some of these mails between our check and our commit: each
-        # mail on its own then tells which.
-        if len(mails) == 1:
-            return [IngestOutcome(None, "duplicate", 0)]
-        log.info("batch of %d mails hit a concurrent duplicate (%s); one at a time", len(mails), e.orig)
-        return [
-            outcome
-            for mail in mails
-            for outcome in ingest_batch(
-                session_factory, [mail], gm_address=gm_address, uidvalidity=uidvalidity, max_size=max_size, verifier=verifier
-            )
-        ]
+        return batch.run(session_factory, careful=False)
+    except Exception as e:
+        log.info("batch of %d mails: %s: %s; again, mail by mail", len(mails), type(e).__name__, e)
+    try:
+        return batch.run(session_factory, careful=True)
     except Exception as e:  # the commit (or the database) failed: nothing of the batch was kept
         log.exception("batch of %d mails failed; left for a later attempt", len(mails))
         return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
-    return outcomes
+
+
+@dataclass(frozen=True)
+class _Batch:
+    mails: Sequence[Fetched]
+    messages: list[InboundMessage]
+    uidvalidity: int | None
+    gm_address: str
+    max_size: int
+    verifier: PasswordVerifier
+
+    def run(self, session_factory: sessionmaker[Session], *, careful: bool) -> list[IngestOutcome]:
+        """One transaction for the batch. Not careful: whatever raises undoes the whole batch.
+        Careful: each mail (and each command in it) in a savepoint of its own."""
+        with transaction(session_factory) as session:
+            seen_ids, seen_uids = _seen_before(session, self.messages, [m.uid for m in self.mails], self.uidvalidity)
+            lookups = Lookups(session)
+            outcomes = []
+            for mail, message in zip(self.mails, self.messages, strict=True):
+                if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
+                    outcomes.append(IngestOutcome(None, "duplicate", 0))
+                    continue
+                if not careful:
+                    outcomes.append(self._record(session, lookups, mail, message, careful=False))
+                else:
+                    try:
+                        with session.begin_nested():  # a mail that fails is undone alone
+                            outcomes.append(self._record(session, lookups, mail, message, careful=True))
+                    except Exception as e:
+                        lookups.forget()  # it may hold what was just undone
+                        if isinstance(e, IntegrityError):  # recorded by another process meanwhile
+                            outcomes.append(IngestOutcome(None, "duplicate", 0))
+                            continue
+                        log.exception("mail %s failed; left for a later attempt", message.message_id)
+                        outcomes.append(IngestOutcome(None, f"failed: {type(e).__name__}", 0, e))
+                        continue
+                seen_ids.add(message.message_id)
+                if mail.uid is not None:
+                    seen_uids.add(mail.uid)
+            return outcomes
+
+    def _record(
+        self, session: Session, lookups: Lookups, mail: Fetched, message: InboundMessage, *, careful: bool
+    ) -> IngestOutcome:
+        """Record one mail, carry out its commands and queue its reply, in the current transaction.
+        The rows of mail in and out are written with SQLAlchemy Core: they are written for every
+        mail and never needed as objects here."""
+        connection = session.connection()
+        size, max_size = mail.full_size, self.max_size
+        inbound_id = connection.execute(
+            _INSERT_INBOUND,
+            {
+                "message_id": message.message_id,
+                "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
+                "imap_uid": mail.uid,
+                "sender": message.sender[:320],
+                "raw": mail.raw if size <= max_size else _headers_of(mail.raw),  # too large: the header
+                "size": size,
+                "received_at": utcnow(),
+            },
+        ).inserted_primary_key[0]
+        outcome, reply = _process(session, lookups, message, inbound_id, size, max_size, self.verifier, careful)
+        if session.new or session.dirty or session.deleted:
+            session.flush()  # what the commands left to the ORM (players, audit entries)
+        connection.execute(_FINISH_INBOUND, {"row_id": inbound_id, "outcome": outcome[:255], "at": utcnow()})
+        gm_address = self.gm_address
+        if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
+            return IngestOutcome(inbound_id, outcome, 0)
+        now = utcnow()
+        connection.execute(
+            _INSERT_OUTBOX,
+            {
+                "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
+                "to_addr": message.reply_to,
+                "subject": _reply_subject(message.subject),
+                "body_text": reply,
+                "in_reply_to": message.message_id,
+                "inbound_id": inbound_id,
+                "kind": "ack",
+                "created_at": now,
+                "next_attempt_at": now,
+            },
+        )
+        return IngestOutcome(inbound_id, outcome, 1)
 
 
 # Built once: a statement built afresh for every mail costs more than running it.
@@ -153,55 +210,6 @@ _FINISH_INBOUND = (
     .values(outcome=bindparam("outcome"), processed_at=bindparam("at"))
 )
 _INSERT_OUTBOX = insert(OutboundMail.__table__)
-
-
-def _record(
-    session: Session,
-    lookups: Lookups,
-    mail: Fetched,
-    message: InboundMessage,
-    uidvalidity: int | None,
-    gm_address: str,
-    max_size: int,
-    verifier: PasswordVerifier,
-) -> IngestOutcome:
-    """Record one mail, carry out its commands and queue its reply, in the current transaction.
-    The rows of mail in and out are written with SQLAlchemy Core: they are written for every
-    mail and never needed as objects here."""
-    connection = session.connection()
-    inbound_id = connection.execute(
-        _INSERT_INBOUND,
-        {
-            "message_id": message.message_id,
-            "imap_uidvalidity": uidvalidity if mail.uid is not None else None,
-            "imap_uid": mail.uid,
-            "sender": message.sender[:320],
-            "raw": mail.raw if mail.full_size <= max_size else _headers_of(mail.raw),  # too large: the header
-            "size": mail.full_size,
-            "received_at": utcnow(),
-        },
-    ).inserted_primary_key[0]
-    outcome, reply = _process(session, lookups, message, inbound_id, mail.full_size, max_size, verifier)
-    session.flush()  # what the commands left to the ORM (players, audit entries), inside the savepoint
-    connection.execute(_FINISH_INBOUND, {"row_id": inbound_id, "outcome": outcome[:255], "at": utcnow()})
-    if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
-        return IngestOutcome(inbound_id, outcome, 0)
-    now = utcnow()
-    connection.execute(
-        _INSERT_OUTBOX,
-        {
-            "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
-            "to_addr": message.reply_to,
-            "subject": _reply_subject(message.subject),
-            "body_text": reply,
-            "in_reply_to": message.message_id,
-            "inbound_id": inbound_id,
-            "kind": "ack",
-            "created_at": now,
-            "next_attempt_at": now,
-        },
-    )
-    return IngestOutcome(inbound_id, outcome, 1)
 
 
 def _headers_of(raw: bytes) -> bytes:
@@ -240,6 +248,7 @@ def _process(
     size: int,
     max_size: int,
     verifier: PasswordVerifier,
+    careful: bool,
 ) -> tuple[str, str | None]:
     """What became of the mail, and the acknowledgement text (None: no reply at all)."""
     if message.automatic:
@@ -255,17 +264,21 @@ def _process(
     ctx = Context(session=session, message=message, inbound_id=inbound_id, verifier=verifier, lookups=lookups)
     for line in command_lines(message.text)[:MAX_LINES]:
         command, args = command_for(line)
-        try:
-            if command is None:
-                orders.run(ctx, line)
-            else:
-                orders.write_orders(ctx)  # a command may read or withdraw them (CLEAR)
+        if command is None:
+            run = functools.partial(orders.run, ctx, line)
+        else:
+            orders.write_orders(ctx)  # a command may read or withdraw them (CLEAR)
+            run = functools.partial(command.run, ctx, args, line)
+        if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again
+            run()
+        else:
+            try:
                 with session.begin_nested():  # a command that fails undoes only itself
-                    command.run(ctx, args, line)
-        except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
-            log.exception("command failed: %r", line)
-            ctx.lookups.forget()  # its savepoint was rolled back
-            ctx.reject(line, "the judge could not carry this out (the GM has been told)")
+                    run()
+            except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
+                log.exception("command failed: %r", line)
+                ctx.lookups.forget()  # its savepoint was rolled back
+                ctx.reject(line, "the judge could not carry this out (the GM has been told)")
         if ctx.signed_off:
             break
     orders.write_orders(ctx)

@@ -106,7 +106,17 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     return msg.as_bytes(policy=_WIRE)
 
 
-_WIRE = email.policy.compat32.clone(linesep="\r\n")
+class _WirePolicy(email.policy.Compat32):
+    """compat32 with CRLF line ends, writing a short ASCII header as it is: compat32 puts every
+    header through email.header.Header, which costs more than the rest of the mail."""
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if isinstance(value, str) and value.isascii() and len(name) + len(value) < 77 and value.isprintable():
+            return f"{name}: {value}{self.linesep}".encode("ascii")
+        return super().fold_binary(name, value)
+
+
+_WIRE = _WirePolicy(linesep="\r\n")
 _UTF8_QP = Charset("utf-8")
 _UTF8_QP.body_encoding = QP  # readable in any mail program's source view, unlike base64
 
@@ -140,7 +150,12 @@ def _attachment_part(i: int, attachment: Any) -> MIMEBase:
 
 
 class OutboxSender:
-    """Sends due outbox rows through one SMTP server; `run()` until cancelled."""
+    """Sends due outbox rows through one SMTP server; `run()` until cancelled.
+
+    One loop takes due rows from the database into a queue (at most `batch` waiting); `connections`
+    workers each keep an SMTP connection open while there is mail to send (closing it after
+    `idle_seconds` without) and send from the queue. A mail refused with a 5xx reply is given up
+    for good; anything else (a 4xx, a refused connection, a timeout) is tried again later."""
 
     def __init__(
         self,
@@ -154,6 +169,7 @@ class OutboxSender:
         lease_seconds: float = 30.0,
         batch: int = 100,
         connections: int = 4,
+        idle_seconds: float = 5.0,
         timeout: float = 60.0,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
@@ -165,53 +181,87 @@ class OutboxSender:
         self.backoff = backoff
         self.lease = timedelta(seconds=lease_seconds)
         self.batch = batch
-        self.connections = connections  # SMTP connections a round sends over side by side, at most
+        self.connections = connections
+        self.idle_seconds = idle_seconds
         self.timeout = timeout
         self.ssl_context = ssl_context
         self._warned_no_auth = False
+        self._more_due = False  # the last look found more due mail than the queue had room for
 
     async def run(self) -> None:
         """Send due mail until cancelled."""
-        while True:
-            self.wakeup.clear()  # before looking: a signal during the round starts another round
-            wait = self.poll_seconds
-            try:
-                taken = await self.send_due()
-                next_due = await asyncio.to_thread(self._next_due)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # e.g. the database is away: log, and try again later
-                log.exception("outbox round failed")
-            else:
-                if next_due is not None:
-                    wait = min(wait, (next_due - datetime.now(UTC)).total_seconds())
-                if taken < self.batch:
-                    wait = max(wait, 0.01)  # never spin on a row that someone else holds
+        queue: asyncio.Queue[Outgoing] = asyncio.Queue()
+        taken: set[int] = set()  # rows in the queue or being sent: not to be queued twice
+        marks = _SentMarks(self._mark_sent)
+        workers = [asyncio.create_task(self._worker(queue, taken, marks)) for _ in range(self.connections)]
+        try:
+            while True:
+                self.wakeup.clear()  # before looking: a signal meanwhile means look again
+                wait = self.poll_seconds
+                try:
+                    room = self.batch - queue.qsize()
+                    mails, next_due = await asyncio.to_thread(self._claim, max(room, 0), frozenset(taken))
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # e.g. the database is away: log, and try again later
+                    log.exception("outbox: could not read the due mail")
                 else:
-                    wait = 0.0
-            if wait > 0:
+                    for mail in mails:
+                        taken.add(mail.id)
+                        queue.put_nowait(mail)
+                    if mails:
+                        log.info("outbox: %d mail to send", len(mails))
+                    # Due mail that did not fit is taken when the queue has room (a worker wakes us).
+                    self._more_due = len(mails) == room
+                    if next_due is not None and not self._more_due:
+                        wait = min(wait, (next_due - datetime.now(UTC)).total_seconds())
+                    wait = max(wait, 0.01)  # never spin on a row that someone else holds
                 try:
                     await asyncio.wait_for(self.wakeup.wait(), wait)
                 except TimeoutError:
                     pass
-
-    async def send_due(self) -> int:
-        """One round: take the due rows and send them. Returns how many rows were taken."""
-        mails = await asyncio.to_thread(self._claim)
-        if mails:
-            marks = _SentMarks(self._mark_sent)
-            # Row i goes over connection i mod n: each connection sends its share in order.
-            n = min(self.connections, len(mails))
-            try:
-                await asyncio.gather(*(self._send(mails[i::n], marks) for i in range(n)))
-            finally:
-                await marks.drain()
-        return len(mails)
+        finally:
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            await marks.drain()
 
     # --- SMTP ----------------------------------------------------------------------------------
 
-    async def _send(self, mails: Sequence[Outgoing], marks: _SentMarks) -> None:
-        """Send `mails` in order over one connection."""
+    async def _worker(self, queue: asyncio.Queue[Outgoing], taken: set[int], marks: _SentMarks) -> None:
+        """Send mail from the queue over one connection, opened when needed, closed when idle."""
+        client: aiosmtplib.SMTP | None = None
+        try:
+            while True:
+                try:
+                    mail = await (queue.get() if client is None else asyncio.wait_for(queue.get(), self.idle_seconds))
+                except TimeoutError:  # nothing to send for a while: let the connection go
+                    await self._close(client)
+                    client = None
+                    continue
+                try:
+                    if client is None or not client.is_connected:
+                        client = await self._connect()
+                    await client.sendmail(self.gm_address, [mail.to_addr], build_message(mail, self.gm_address))
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    if client is not None and not client.is_connected:
+                        client = None
+                    await self._failed(mail, e)
+                else:
+                    marks.add(mail.id, datetime.now(UTC))
+                    log.debug("sent outbox %d %s to %s", mail.id, mail.message_id, mail.to_addr)
+                finally:
+                    taken.discard(mail.id)
+                    if self._more_due and queue.qsize() < self.batch // 2:
+                        self._more_due = False
+                        self.wakeup.set()  # room in the queue for the due mail left behind
+        finally:
+            if client is not None:
+                await self._close(client)
+
+    async def _connect(self) -> aiosmtplib.SMTP:
         s = self.server
         context = (self.ssl_context or ssl.create_default_context()) if s.tls != "none" else None
         client = aiosmtplib.SMTP(
@@ -222,34 +272,21 @@ class OutboxSender:
             tls_context=context,
             timeout=self.timeout,
         )
+        await client.connect()
         try:
-            await client.connect()
             await self._login(client)
-        except (OSError, TimeoutError, aiosmtplib.SMTPException) as e:
-            log.warning("SMTP %s: %s", s, _describe(e))
-            await self._failed(mails, e)
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    async def _close(self, client: aiosmtplib.SMTP | None) -> None:
+        if client is None or not client.is_connected:
             return
         try:
-            for i, mail in enumerate(mails):
-                try:
-                    await client.sendmail(self.gm_address, [mail.to_addr], build_message(mail, self.gm_address))
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:
-                    log.warning("outbox %d to %s: %s", mail.id, mail.to_addr, _describe(e))
-                    if not client.is_connected:  # the connection went: the rest wait for the next round
-                        await self._failed(mails[i:], e)
-                        return
-                    await self._failed([mail], e)
-                    continue
-                marks.add(mail.id, datetime.now(UTC))
-                log.info("sent outbox %d %s to %s", mail.id, mail.message_id, mail.to_addr)
-        finally:
-            if client.is_connected:
-                try:
-                    await asyncio.wait_for(client.quit(), 5)
-                except (OSError, TimeoutError, aiosmtplib.SMTPException):
-                    client.close()
+            await asyncio.wait_for(client.quit(), 5)
+        except (OSError, TimeoutError, aiosmtplib.SMTPException):
+            client.close()
 
     async def _login(self, client: aiosmtplib.SMTP) -> None:
         """Log in where the server offers AUTH (after STARTTLS, if any). A server that offers none,
@@ -266,51 +303,81 @@ class OutboxSender:
             log.info("SMTP %s offers no AUTH: sending without logging in", s)
             self._warned_no_auth = True
 
-    async def _failed(self, mails: Sequence[Outgoing], error: BaseException) -> None:
-        await asyncio.to_thread(self._mark_failed, [mail.id for mail in mails], _describe(error))
+    async def _failed(self, mail: Outgoing, error: BaseException) -> None:
+        permanent = _permanent(error)
+        if permanent:
+            log.error("outbox %d to %s refused for good, not tried again: %s", mail.id, mail.to_addr, _describe(error))
+        else:
+            log.warning("outbox %d to %s: %s", mail.id, mail.to_addr, _describe(error))
+        try:
+            await asyncio.to_thread(self._mark_failed, mail.id, _describe(error), permanent)
+        except Exception:  # the row stays leased, and is tried again when the lease runs out
+            log.exception("could not record the failure of outbox %d", mail.id)
+        self.wakeup.set()  # for the claiming loop to see when the retry falls due
 
     # --- the database (each in a worker thread, each its own short transaction) ----------------
 
-    def _claim(self) -> list[Outgoing]:
+    def _claim(self, limit: int, exclude: frozenset[int]) -> tuple[list[Outgoing], datetime | None]:
+        """Up to `limit` due rows (none of `exclude`), leased to this sender, and when the next
+        row not taken falls due (None: no row waits)."""
         now = datetime.now(UTC)
+        waiting = (OutboundMail.sent_at.is_(None), OutboundMail.gave_up_at.is_(None))
         with transaction(self.session_factory) as session:
-            rows = session.scalars(
-                select(OutboundMail)
-                .where(OutboundMail.sent_at.is_(None), OutboundMail.next_attempt_at <= now)
-                .order_by(OutboundMail.next_attempt_at, OutboundMail.id)
-                .limit(self.batch)
-                .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
-            ).all()
+            rows = []
+            if limit > 0:
+                rows = session.scalars(
+                    select(OutboundMail)
+                    .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude))
+                    .order_by(OutboundMail.next_attempt_at, OutboundMail.id)
+                    .limit(limit)
+                    .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
+                ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
-            return [Outgoing.of(row) for row in rows]
-
-    def _mark_sent(self, sent: list[tuple[int, datetime]]) -> None:
-        table = OutboundMail.__table__
-        with transaction(self.session_factory) as session:
-            session.connection().execute(  # one statement, executed for many rows
-                update(table)
-                .where(table.c.id == bindparam("row_id"))
-                .values(attempts=table.c.attempts + 1, sent_at=bindparam("accepted_at")),
-                [{"row_id": row_id, "accepted_at": at} for row_id, at in sent],
-            )
-
-    def _mark_failed(self, mail_ids: list[int], error: str) -> None:
-        now = datetime.now(UTC)
-        with transaction(self.session_factory) as session:
-            for row in session.scalars(select(OutboundMail).where(OutboundMail.id.in_(mail_ids))):
-                row.attempts += 1
-                row.last_error = error[:2000]
-                row.next_attempt_at = now + timedelta(seconds=self.backoff.delay(row.attempts))
-
-    def _next_due(self) -> datetime | None:
-        with transaction(self.session_factory) as session:
+            mails = [Outgoing.of(row) for row in rows]
             due: datetime | None = session.scalar(
-                select(func.min(OutboundMail.next_attempt_at)).where(OutboundMail.sent_at.is_(None))
+                select(func.min(OutboundMail.next_attempt_at)).where(
+                    *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})
+                )
             )
         if due is not None and due.tzinfo is None:  # an aggregate's result skips the column type
             due = due.replace(tzinfo=UTC)
-        return due
+        return mails, due
+
+    def _mark_sent(self, sent: list[tuple[int, datetime]]) -> None:
+        with transaction(self.session_factory) as session:
+            session.connection().execute(_MARK_SENT, [{"row_id": row_id, "accepted_at": at} for row_id, at in sent])
+
+    def _mark_failed(self, mail_id: int, error: str, permanent: bool) -> None:
+        now = datetime.now(UTC)
+        with transaction(self.session_factory) as session:
+            row = session.get_one(OutboundMail, mail_id)
+            row.attempts += 1
+            row.last_error = error[:2000]
+            if permanent:
+                row.gave_up_at = now
+            else:
+                row.next_attempt_at = now + timedelta(seconds=self.backoff.delay(row.attempts))
+
+
+_MARK_SENT = (
+    update(OutboundMail.__table__)
+    .where(OutboundMail.__table__.c.id == bindparam("row_id"))
+    .values(attempts=OutboundMail.__table__.c.attempts + 1, sent_at=bindparam("accepted_at"))
+)
+
+
+def _permanent(error: BaseException) -> bool:
+    """Whether the mail itself was refused for good: a 5xx reply to its recipient or its content,
+    or a row that cannot be made into a mail. A refused connection, login or sender address is
+    the server's or the judge's setting, to be put right: the mail is tried again meanwhile."""
+    if isinstance(error, BadOutgoing):
+        return True
+    if isinstance(error, aiosmtplib.SMTPRecipientsRefused):
+        return bool(error.recipients) and all(500 <= r.code < 600 for r in error.recipients)
+    if isinstance(error, (aiosmtplib.SMTPRecipientRefused, aiosmtplib.SMTPDataError)):
+        return 500 <= error.code < 600
+    return False
 
 
 class _SentMarks:

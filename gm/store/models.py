@@ -195,7 +195,8 @@ class SecretAllocation(_OrderColumns, Base):
 
 
 class OutboundMail(Base):
-    """A mail to send. The sender retries with back-off until `sent_at` is set."""
+    """A mail to send. The sender retries with back-off until `sent_at` is set, or until the
+    SMTP server refuses the mail for good (`gave_up_at`)."""
 
     __tablename__ = "outbox"
     __table_args__ = (
@@ -222,6 +223,7 @@ class OutboundMail(Base):
     attempts: Mapped[int] = mapped_column(default=0, server_default=text("0"))
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None]
+    gave_up_at: Mapped[datetime | None]  # a permanent (5xx) refusal: never tried again
     last_error: Mapped[str | None] = mapped_column(Text)
 
     def __init__(self, **kwargs: Any) -> None:

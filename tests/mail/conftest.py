@@ -322,16 +322,35 @@ def tls_dovecot(dovecot_binary: str, tls_files: TlsFiles) -> Iterator[Dovecot]:
 
 class LmtpRelay:
     """aiosmtpd handler: Dovecot's LMTP rejects EHLO, so aiosmtplib cannot speak to it; this
-    takes mail over SMTP and delivers it with smtplib.LMTP in a worker thread."""
+    takes mail over SMTP and delivers it with smtplib.LMTP in a worker thread. It can refuse
+    chosen recipients, and with `relay_only` it takes mail without delivering it (a relay that
+    passes mail on elsewhere)."""
 
     def __init__(self, lmtp_port: int) -> None:
         self.lmtp_port = lmtp_port
         self.received = 0
+        self.refused: dict[str, str] = {}  # recipient -> the reply refusing it, e.g. '550 5.1.1 ...'
+        self.relay_only = False
+        self.peers: set[object] = set()  # the client end of each connection that brought mail
+
+    @property
+    def connections(self) -> int:
+        return len(self.peers)
+
+    async def handle_RCPT(
+        self, server: SMTPServer, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        if address.lower() in self.refused:
+            return self.refused[address.lower()]
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
         content = envelope.original_content or b""
+        self.peers.add(session.peer)
         try:
-            await asyncio.to_thread(self._deliver, envelope.mail_from or "", list(envelope.rcpt_tos), content)
+            if not self.relay_only:
+                await asyncio.to_thread(self._deliver, envelope.mail_from or "", list(envelope.rcpt_tos), content)
         except (OSError, smtplib.SMTPException) as e:
             return f"451 4.3.0 LMTP delivery failed: {e}"
         self.received += 1

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import itertools
 from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
-from gm.mail.ingest import IngestOutcome, ingest
+from gm.mail import ingest as ingest_module
+from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
 from gm.mail.message import ACK_MARKER
-from gm.store.db import transaction
+from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import (
     AuthFailure,
     Game,
@@ -53,6 +55,16 @@ class Judge:
 
     def send(self, raw: bytes, **kw: object) -> IngestOutcome:
         return ingest(self.sf, raw, gm_address=GM, verifier=self.verifier, **kw)  # type: ignore[arg-type]
+
+    def send_batch(self, raws: list[bytes], first_uid: int = 1000) -> list[IngestOutcome]:
+        mails = [Fetched(first_uid + i, raw) for i, raw in enumerate(raws)]
+        return ingest_batch(self.sf, mails, gm_address=GM, uidvalidity=9, verifier=self.verifier)
+
+    def replies(self) -> list[tuple[str, str]]:
+        """(to, text) of every acknowledgement, oldest first, the Message-ID lines left out."""
+        with transaction(self.sf) as s:
+            rows = s.execute(select(OutboundMail.to_addr, OutboundMail.body_text).order_by(OutboundMail.id)).all()
+        return [(to, text) for to, text in rows]
 
     def say(self, sender: str, body: str, **kw: str) -> str:
         """Send a mail and return the acknowledgement it got."""
@@ -293,3 +305,99 @@ def test_dp_allocations_are_secret_and_counted(ambition: Judge) -> None:
         assert s.scalar(select(func.count()).select_from(SecretAllocation)) == 4  # one replaced, kept
         assert s.scalar(select(func.count()).select_from(SecretAllocation).where(SecretAllocation.current)) == 3
         assert s.scalar(select(func.count()).select_from(OrderRecord)) == 1
+
+
+# --- batches ---------------------------------------------------------------------------------------
+
+BURST = [
+    ("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur\nF Bre-Mao"),
+    ("de@x.example", "SIGNON Germany g1 pw-Germany\nA Mun-Ruh\nA Ber-Kie"),
+    ("fr@x.example", "SIGNON France g1 pw-France\nA Par-Pic\nA Mar H"),  # replaces A Par's order
+    ("it@x.example", "SIGNON Italy g1 wrong\nA Ven-Tyr"),  # wrong password: nothing on file
+    ("de@x.example", "SIGNON Germany g1 pw-Germany\nCLEAR\nF Kie-Den"),
+    ("en@x.example", "SIGNON England g1 pw-England\nF Lon-Nth\nA Xyz-Abc\nSUMMARY"),
+]
+
+
+def _burst() -> list[bytes]:
+    raws = [mail(sender, body, subject=f"burst {i}") for i, (sender, body) in enumerate(BURST)]
+    return [*raws[:3], raws[1], *raws[3:]]  # the second mail again, as a mail server may deliver it twice
+
+
+def _state(judge: Judge) -> tuple[object, ...]:
+    orders = {p: judge.current_orders(p) for p in STANDARD}
+    return orders, judge.count(InboundMail), judge.count(AuthFailure), [text for _, text in judge.replies()]
+
+
+def test_a_batch_does_what_its_mails_do_one_by_one(session_factory: sessionmaker[Session], tmp_path: Path) -> None:
+    reference = f"sqlite:///{tmp_path / 'one-by-one.sqlite3'}"
+    upgrade(reference)
+    one_by_one, batched = Judge(make_session_factory(make_engine(reference))), Judge(session_factory)
+    for judge in (one_by_one, batched):
+        with transaction(judge.sf) as s:
+            create_game(s, "g1", "standard")
+        for p in STANDARD:
+            judge.say(f"{p.lower()}@players.example", f"JOIN g1 {p} pw-{p}")
+    raws = _burst()
+    singles = [one_by_one.send(raw, uidvalidity=9, uid=1000 + i) for i, raw in enumerate(raws)]
+    outcomes = batched.send_batch(raws)
+    assert [o.outcome for o in outcomes] == [o.outcome for o in singles]
+    assert [o.outcome for o in outcomes][:4] == ["processed", "processed", "processed", "duplicate"]
+    assert _state(batched) == _state(one_by_one)
+    assert batched.current_orders("France") == ["F BRE - MAO", "A PAR - PIC", "A MAR H"]
+    assert batched.current_orders("Germany") == ["F KIE - DEN"]  # CLEAR took back what came before it
+    assert batched.current_orders("Italy") == []
+    # The same mails again: all known, nothing changes.
+    before = _state(batched)
+    assert {o.outcome for o in batched.send_batch(raws, first_uid=5000)} == {"duplicate"}
+    assert _state(batched) == before
+
+
+def test_a_command_that_raises_is_rejected_alone_and_the_batch_goes_on(
+    game: Judge, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in one command: its line is rejected, the rest of its mail and the other mails of
+    the batch are carried out (the batch is done again with a savepoint per mail and command)."""
+    from gm.mail.commands import summary
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(summary, "run", broken)
+    raws = [
+        mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur"),
+        mail("en@x.example", "SIGNON England g1 pw-England\nSUMMARY\nF Lon-Nth"),
+        mail("de@x.example", "SIGNON Germany g1 pw-Germany\nA Mun-Ruh"),
+    ]
+    outcomes = game.send_batch(raws)
+    assert [o.outcome for o in outcomes] == ["processed"] * 3
+    assert game.current_orders("France") == ["A PAR - BUR"]
+    assert game.current_orders("England") == ["F LON - NTH"]
+    assert game.current_orders("Germany") == ["A MUN - RUH"]
+    ack = game.last_reply("en@x.example")
+    assert "could not carry this out" in line_of(ack, "SUMMARY")
+    assert "RuntimeError: a bug" in caplog.text
+
+
+def test_a_mail_that_fails_is_left_for_later_and_the_others_are_kept(
+    game: Judge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = ingest_module.render_ack
+
+    def render(subject: str, *args: object, **kwargs: object) -> str:
+        if subject == "doomed":
+            raise RuntimeError("the template is broken")
+        return real(subject, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingest_module, "render_ack", render)
+    doomed = mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", subject="doomed")
+    fine = mail("de@x.example", "SIGNON Germany g1 pw-Germany\nA Mun-Ruh")
+    first, second = game.send_batch([doomed, fine])
+    assert first.failed and first.inbound_id is None and isinstance(first.error, RuntimeError)
+    assert second.outcome == "processed" and not second.failed
+    assert game.current_orders("France") == []  # nothing of the failed mail is kept
+    assert game.current_orders("Germany") == ["A MUN - RUH"]
+    monkeypatch.setattr(ingest_module, "render_ack", real)  # mended: the retry goes through
+    again, known = game.send_batch([doomed, fine])
+    assert (again.outcome, known.outcome) == ("processed", "duplicate")
+    assert game.current_orders("France") == ["A PAR - BUR"]

@@ -7,6 +7,7 @@ import asyncio
 import base64
 import email
 import email.policy
+import smtplib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
+import aioimaplib
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -142,6 +144,51 @@ async def test_each_mail_is_ingested_once_then_flagged_seen(
     assert len({(validity, uid) for _, validity, uid, _ in ingest.calls}) == 3
 
 
+def _deliver_many(dovecot: Dovecot, raws: list[bytes], connections: int = 4) -> None:
+    """Straight into the GM's mailbox over LMTP, several connections at once."""
+
+    def share(part: list[bytes]) -> None:
+        with smtplib.LMTP("127.0.0.1", dovecot.lmtp_port) as lmtp:
+            for raw in part:
+                lmtp.sendmail(ALICE, [GM], raw)
+
+    threads = [threading.Thread(target=share, args=(raws[i::connections],)) for i in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+async def test_a_backlog_of_over_a_thousand_mails_is_taken_in_batches(
+    dovecot: Dovecot, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    """Mail that piled up while the judge was away: more than fits in one IMAP response as
+    aioimaplib reads it (one recursion level per line), and more than one ingest batch."""
+    mails = [player_mail(f"A Par-Bur {i}\n") for i in range(1100)]
+    await asyncio.to_thread(_deliver_many, dovecot, [m.as_bytes() for m in mails])
+    ingest = FakeIngest()
+    async with running(watcher(dovecot, ingest)):
+        await wait_until(lambda: len(ingest.processed) == 1100, timeout=60, state=lambda: len(ingest.processed))
+        await wait_until(lambda: unseen(dovecot), timeout=10)
+    assert sorted(ingest.processed) == sorted(str(m["Message-ID"]) for m in mails)
+    assert len(ingest.calls) == 1100  # each offered once
+    assert max(ingest.batches) <= 100 and len(ingest.batches) >= 11
+
+
+async def unseen(dovecot: Dovecot) -> bool:
+    """True when no mail in the GM's mailbox is unseen (one SEARCH: the mailbox may be large)."""
+    account = dovecot.account()
+    client = aioimaplib.IMAP4(host=account.host, port=account.port, timeout=5)
+    await client.wait_hello_from_server()
+    try:
+        await client.login(account.user, account.password)
+        await client.select("INBOX")
+        response = await client.uid_search("UNSEEN", charset=None)
+        return not bytes(response.lines[0]).split()
+    finally:
+        await client.logout()
+
+
 async def test_seen_is_set_only_after_ingest_returns(
     dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
 ) -> None:
@@ -261,7 +308,7 @@ async def test_replies_queued_by_ingest_wake_the_outbox(
     dovecot: Dovecot, smtp_front: SmtpFront, player_mail: PlayerMail
 ) -> None:
     wakeup = asyncio.Event()
-    async with running(watcher(dovecot, FakeIngest(replies=1), outbox_wakeup=wakeup)):
+    async with running(watcher(dovecot, FakeIngest(replies=1), on_replies=wakeup.set)):
         await send(smtp_front, player_mail())
         await asyncio.wait_for(wakeup.wait(), 5)
 
@@ -458,8 +505,54 @@ async def test_a_row_that_cannot_be_sent_does_not_hold_up_the_others(
     bad, _ = outbox_rows(session_factory)
     assert bad.message_id == broken and bad.sent_at is None and bad.attempts == 1
     assert bad.last_error is not None and "attachment 0" in bad.last_error
-    assert bad.next_attempt_at > datetime.now(UTC)
+    assert bad.gave_up_at is not None  # it would never be sent: not tried again
     assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [fine]
+
+
+async def test_a_mail_refused_for_good_is_given_up_and_one_refused_for_now_is_retried(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    read_mailbox: ReadMailbox,
+    wait_until: WaitUntil,
+) -> None:
+    smtp_front.relay.refused["nobody@example.org"] = "550 5.1.1 no such mailbox"
+    smtp_front.relay.refused["bob@example.org"] = "450 4.2.1 mailbox busy, try later"
+    queue(session_factory, to_addr="nobody@example.org")
+    queue(session_factory, to_addr="bob@example.org")
+    fine = queue(session_factory)
+    async with running(sender(smtp_front, session_factory, backoff=Backoff(0.1, 0.2))):
+        await wait_until(
+            lambda: outbox_rows(session_factory)[1].attempts >= 3 and outbox_rows(session_factory)[2].sent_at is not None,
+            state=outbox_state(session_factory),
+        )
+    nobody, bob, alice = outbox_rows(session_factory)
+    assert nobody.gave_up_at is not None and nobody.sent_at is None
+    assert nobody.attempts == 1  # not tried again, though the back-off was long over
+    assert nobody.last_error is not None and "550" in nobody.last_error
+    assert bob.gave_up_at is None and bob.sent_at is None and bob.last_error is not None and "450" in bob.last_error
+    assert alice.sent_at is not None and alice.attempts == 1
+    assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [fine]
+
+
+async def test_the_outbox_keeps_up_with_a_burst_over_parallel_connections(
+    smtp_front: SmtpFront, session_factory: sessionmaker[Session], wait_until: WaitUntil
+) -> None:
+    """200 rows, more than one claim takes: all go, each once, over at most `connections` SMTP
+    connections kept open between mails."""
+    ids = [queue(session_factory, to_addr="nowhere@example.net") for _ in range(200)]
+    smtp_front.relay.relay_only = True  # accept and count, do not deliver (no such mailbox here)
+    async with running(sender(smtp_front, session_factory, batch=50, connections=3)):
+        await wait_until(
+            lambda: all(row.sent_at is not None for row in outbox_rows(session_factory)),
+            timeout=30,
+            state=lambda: sum(row.sent_at is not None for row in outbox_rows(session_factory)),
+        )
+    rows = outbox_rows(session_factory)
+    assert sorted(r.message_id for r in rows) == sorted(ids)
+    assert all(r.attempts == 1 and r.last_error is None for r in rows)
+    assert smtp_front.relay.received == 200
+    assert 1 <= smtp_front.relay.connections <= 3
 
 
 async def test_an_acknowledgement_leaves_within_seconds(
@@ -478,7 +571,7 @@ async def test_an_acknowledgement_leaves_within_seconds(
     ingest = FakeIngest(replies=1, on_processed=reply)
     orders = player_mail()
     wakeup = asyncio.Event()
-    w = watcher(dovecot, ingest, outbox_wakeup=wakeup, poll_seconds=60)
+    w = watcher(dovecot, ingest, on_replies=wakeup.set, poll_seconds=60)
     async with running(w, sender(smtp_front, session_factory, wakeup=wakeup, poll_seconds=60)):
         await wait_until(lambda: w.state == "idle")
         sent = time.monotonic()

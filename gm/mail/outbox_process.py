@@ -1,0 +1,125 @@
+"""The outbox sender in a process of its own, so that sending mail and reading it use two cores.
+
+Python runs one thread at a time per process: with the inbox's ingest (parsing, adjudicating
+orders, the database) and the outbox's SMTP conversations in one process, each waits for the
+other. `OutboxProcess` starts `OutboxSender.run()` in a child process and wakes it through a pipe
+when the inbox has queued replies. The child ends when it reads end-of-file on that pipe, so it
+never outlives the service, even one killed outright; the service restarts a child that died.
+Everything the two share is in the database, so exactly-once holds as before.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from gm.mail.inbox import Backoff
+from gm.mail.outbox import OutboxSender
+from gm.settings import MailServer
+from gm.store.db import make_engine, make_session_factory
+
+log = logging.getLogger(__name__)
+
+RESTART_BACKOFF = Backoff(1.0, 60.0)
+
+
+class OutboxProcess:
+    """Runs the outbox sender for `smtp` in a child process; start(), wake() at will, stop()."""
+
+    def __init__(self, smtp: MailServer, db_url: str, *, gm_address: str, poll_seconds: float = 5.0) -> None:
+        self.args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel())
+        self.process: BaseProcess | None = None
+        self.started = 0.0  # time.monotonic() of the last start
+        self._wake: Connection | None = None
+
+    def start(self) -> None:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads, locks or sockets inherited
+        reader, writer = context.Pipe(duplex=False)
+        process = context.Process(target=_child, args=(*self.args, reader), name="gm-outbox", daemon=True)
+        process.start()
+        reader.close()  # the child's end: once the child is gone, nobody reads
+        os.set_blocking(writer.fileno(), False)  # a wake-up never waits for a busy (or hung) child
+        self.process, self._wake, self.started = process, writer, time.monotonic()
+        log.info("outbox sender started (process %s)", process.pid)
+
+    def wake(self) -> None:
+        """Tell the child that replies were queued; a wake-up already pending is enough."""
+        if self._wake is None:
+            return
+        try:
+            self._wake.send_bytes(b"!")
+        except (BlockingIOError, BrokenPipeError, OSError):
+            pass  # the pipe is full of wake-ups, or the child is gone (supervise() restarts it)
+
+    async def supervise(self) -> None:
+        """Restart the child whenever it ends, with back-off; until cancelled."""
+        failures = 0
+        while True:
+            await asyncio.sleep(0.5)
+            if self.process is None or self.process.is_alive():
+                continue
+            log.error("outbox sender (process %s) ended with code %s", self.process.pid, self.process.exitcode)
+            self._close()
+            # Back off further unless it had run for a while (as the inbox watcher does).
+            failures = 1 if time.monotonic() - self.started >= RESTART_BACKOFF.cap else failures + 1
+            await asyncio.sleep(RESTART_BACKOFF.delay(failures))
+            self.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the child: SIGTERM (it finishes the mail it is sending), then SIGKILL."""
+        process = self.process
+        self._close()
+        if process is None:
+            return
+        if process.is_alive():
+            process.terminate()
+            process.join(timeout)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout)
+        self.process = None
+
+    def _close(self) -> None:
+        if self._wake is not None:
+            self._wake.close()
+            self._wake = None
+
+
+def _child(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, level: int, wake: Connection) -> None:
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the service, which stops us
+    asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, wake))
+
+
+async def _serve_outbox(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, wake: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    wakeup = asyncio.Event()
+
+    def readable() -> None:
+        try:
+            while wake.poll():
+                wake.recv_bytes()
+        except (EOFError, OSError):  # the service is gone: so are we
+            loop.remove_reader(wake.fileno())
+            task.cancel()
+            return
+        wakeup.set()
+
+    loop.add_reader(wake.fileno(), readable)
+    engine = make_engine(db_url)
+    try:
+        sender = OutboxSender(smtp, make_session_factory(engine), gm_address=gm_address, wakeup=wakeup,
+                              poll_seconds=poll_seconds)
+        await sender.run()
+    except asyncio.CancelledError:
+        pass
+    finally:
+        engine.dispose()
