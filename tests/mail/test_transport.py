@@ -7,12 +7,17 @@ import asyncio
 import base64
 import email
 import email.policy
+import os
+import signal
 import smtplib
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from pathlib import Path
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
@@ -25,6 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.mail.inbox import Backoff, InboxWatcher
 from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.outbox import OutboxSender, Outgoing, build_message
+from gm.mail.outbox_process import OutboxProcess
 from gm.settings import TlsMode
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
@@ -553,6 +559,71 @@ async def test_the_outbox_keeps_up_with_a_burst_over_parallel_connections(
     assert all(r.attempts == 1 and r.last_error is None for r in rows)
     assert smtp_front.relay.received == 200
     assert 1 <= smtp_front.relay.connections <= 3
+
+
+async def test_the_outbox_process_sends_when_woken_and_comes_back_after_it_dies(
+    smtp_front: SmtpFront, migrated_url: str, session_factory: sessionmaker[Session], wait_until: WaitUntil
+) -> None:
+    smtp_front.relay.relay_only = True
+    outbox = OutboxProcess(smtp_front.server, migrated_url, gm_address=GM, poll_seconds=60)
+    outbox.start()
+    supervisor = asyncio.create_task(outbox.supervise())
+    try:
+        queue(session_factory)
+        outbox.wake()  # the only way it could know before its next look, a minute away
+        await wait_until(lambda: outbox_rows(session_factory)[0].sent_at is not None, timeout=20)
+        first = outbox.process
+        assert first is not None and first.pid is not None
+        os.kill(first.pid, signal.SIGKILL)
+        await wait_until(lambda: outbox.process is not first and outbox.process is not None
+                         and outbox.process.is_alive(), timeout=20)
+        queue(session_factory)
+        outbox.wake()  # the new process may still be starting: the wake-up waits in the pipe
+        await wait_until(lambda: outbox_rows(session_factory)[1].sent_at is not None, timeout=20)
+    finally:
+        supervisor.cancel()
+        await asyncio.to_thread(outbox.stop)
+    assert outbox.process is None and not first.is_alive()
+    assert smtp_front.relay.received == 2 and [r.attempts for r in outbox_rows(session_factory)] == [1, 1]
+
+
+PARENT = """
+import sys, time
+from gm.mail.outbox_process import OutboxProcess
+from gm.settings import MailServer
+outbox = OutboxProcess(MailServer("127.0.0.1", int(sys.argv[2]), "none", None, None), sys.argv[1], gm_address="gm@x.example")
+outbox.start()
+print(outbox.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_outbox_process_ends_when_the_service_is_killed(smtp_front: SmtpFront, migrated_url: str) -> None:
+    """A service killed outright (SIGKILL: no chance to stop its child) leaves no sender behind."""
+    root = Path(__file__).resolve().parents[2]
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, migrated_url, str(smtp_front.port)], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 15
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # a zombie has ended; only its parent (gone too) would reap it
 
 
 async def test_an_acknowledgement_leaves_within_seconds(
