@@ -1,7 +1,8 @@
 """Mail intake benchmark: N order mails sent over SMTP to a real Dovecot, read by `gm serve`,
 acknowledged through its outbox; measured from each mail's arrival in the GM's mailbox to its
 acknowledgement leaving the outbox (accepted by the SMTP server). Prints mails/s and the p50/p95
-latency on SQLite and on PostgreSQL.
+latency on SQLite and on PostgreSQL, for a live burst (the judge watching with IDLE) and for a
+backlog (the judge paused while the burst arrives, then let go: its own rate). See bench/README.md.
 
 Targets: at least 200 mails/s on SQLite, p95 acknowledgement under 2 s with IDLE.
 

@@ -16,7 +16,7 @@ from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, ingest_batch
 from gm.mail.outbox_process import OutboxProcess
 from gm.settings import MailServer, Settings
-from gm.store.db import make_engine, make_session_factory, upgrade
+from gm.store.db import AlreadyServing, make_engine, make_session_factory, service_lock, upgrade
 from gm.store.passwords import PasswordVerifier
 
 log = logging.getLogger(__name__)
@@ -26,9 +26,14 @@ IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.
 
 
 async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_batch) -> None:
-    """Run the GM's mail service until cancelled. `ingest_function` is gm.mail.ingest.ingest_batch
-    except in tests."""
+    """Run the GM's mail service until cancelled; raises AlreadyServing if another runs on the same
+    database. `ingest_function` is gm.mail.ingest.ingest_batch except in tests."""
     url = settings.db_url
+    with service_lock(url, wait=5.0):
+        await _serve(settings, url, ingest_function)
+
+
+async def _serve(settings: Settings, url: str, ingest_function: IngestFunction) -> None:
     await asyncio.to_thread(upgrade, url)
     engine = make_engine(url)
     try:
@@ -94,5 +99,9 @@ def run(settings: Settings) -> int:
         except asyncio.CancelledError:
             log.info("gm stopped")
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except AlreadyServing as e:
+        log.error("%s: this one stops", e)
+        return 1
     return 0

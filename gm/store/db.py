@@ -1,6 +1,8 @@
 """Engines, sessions, the one transaction helper, migrations, and positions as JSON."""
 from __future__ import annotations
 
+import fcntl
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -8,7 +10,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
@@ -70,6 +72,56 @@ def transaction(session_factory: sessionmaker[Session]) -> Iterator[Session]:
     """A session in one transaction: committed if the block ends normally, rolled back if it raises."""
     with session_factory() as session, session.begin():
         yield session
+
+
+# --- one service per database -------------------------------------------------------------------
+
+SERVICE_LOCK_KEY = 0x676D5F7365727665  # 'gm_serve': PostgreSQL's advisory lock for `gm serve`
+
+
+class AlreadyServing(RuntimeError):
+    """Another `gm serve` is running on the same database."""
+
+
+@contextmanager
+def service_lock(url: str, wait: float = 0.0) -> Iterator[None]:
+    """Held while one `gm serve` runs on the database at `url`: a second one raises AlreadyServing
+    (after trying for `wait` seconds: a service restarted at once may find its killed
+    predecessor's lock not yet let go). Two services would each fetch the same mail (ingest would
+    keep each mail once) and take outbox rows in turn, with nobody the wiser. The lock goes with
+    its process, however that ends: an exclusive flock on a file beside an SQLite database, a
+    session-level advisory lock on PostgreSQL (its connection held open meanwhile)."""
+    parsed = make_url(url)
+    deadline = time.monotonic() + wait
+    if parsed.get_backend_name() == "sqlite":
+        if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+            yield
+            return
+        path = Path(f"{parsed.database}.serve-lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as lock:
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise AlreadyServing(f"another gm serve is running on {parsed.database}") from None
+                    time.sleep(0.2)
+            yield
+        return
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            while not connection.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": SERVICE_LOCK_KEY}):
+                if time.monotonic() >= deadline:
+                    where = parsed.render_as_string(hide_password=True)
+                    raise AlreadyServing(f"another gm serve is running on {where}")
+                time.sleep(0.2)
+            connection.commit()  # the lock is the session's, not the transaction's
+            yield
+    finally:
+        engine.dispose()
 
 
 # --- migrations ---------------------------------------------------------------------------------

@@ -125,3 +125,33 @@ async def test_killed_at_random_every_mail_counts_once(
     assert set(acks) == set(sent)
     assert all(len(ids) == 1 for ids in acks.values()), acks
     assert set().union(*acks.values()) == reply_ids
+
+
+async def test_a_second_service_on_the_same_database_stops_and_the_first_goes_on(
+    migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
+) -> None:
+    await asyncio.to_thread(_setup_game, migrated_url)
+    (tmp_path / "first").mkdir()
+    (tmp_path / "second").mkdir()
+    first = gm_serve(migrated_url, dovecot, smtp_front, tmp_path / "first")
+    try:
+        await asyncio.sleep(1.5)  # the first has the database
+        second = gm_serve(migrated_url, dovecot, smtp_front, tmp_path / "second")
+        assert await asyncio.to_thread(second.wait, 30) == 1
+        assert "another gm serve is running" in (tmp_path / "second" / "serve.log").read_text()
+        msg, _ = _mail(0)
+        await asyncio.to_thread(smtp_front.send, msg)
+        factory = make_session_factory(make_engine(migrated_url))
+
+        def answered() -> bool:
+            with transaction(factory) as s:
+                return bool(s.scalar(select(func.count()).select_from(OutboundMail).where(OutboundMail.sent_at.is_not(None))))
+
+        deadline = time.monotonic() + 20
+        while not await asyncio.to_thread(answered):
+            assert time.monotonic() < deadline, "the first service stopped working"
+            await asyncio.sleep(0.2)
+        assert first.poll() is None
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=15)
