@@ -248,6 +248,21 @@ def test_too_large_mail_is_refused_with_a_reply(game: Judge) -> None:
     ack = game.last_reply("fr@x.example")
     assert "this judge reads mail up to 2,000 bytes" in ack
     assert game.current_orders("France") == []
+    with transaction(game.sf) as s:
+        stored = s.scalar(select(InboundMail.raw).where(InboundMail.id == out.inbound_id))
+    assert stored is not None and b"x" * 100 not in stored  # only its header is kept
+
+
+def test_a_mail_fetched_as_its_header_is_refused_by_the_size_the_server_gave(game: Judge) -> None:
+    """The IMAP watcher fetches only the header of a mail over the limit, with its size."""
+    raw = mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur\n")
+    header = raw.split(b"\n\n", 1)[0] + b"\n\n"
+    (out,) = ingest_batch(game.sf, [Fetched(77, header, 5_000_000)], gm_address=GM, max_size=1_000_000)
+    assert out.outcome == "too large"
+    assert "Your mail is 5,000,000 bytes long" in game.last_reply("fr@x.example")
+    with transaction(game.sf) as s:
+        row = s.scalars(select(InboundMail).where(InboundMail.id == out.inbound_id)).one()
+    assert (row.size, row.raw, row.imap_uid) == (5_000_000, header, 77)
 
 
 def test_each_mail_is_processed_exactly_once(game: Judge) -> None:

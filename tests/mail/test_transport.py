@@ -59,9 +59,12 @@ class FakeIngest:
         self.block: dict[str, tuple[threading.Event, threading.Event]] = {}  # Message-ID -> (entered, release)
         self.lock = threading.Lock()
         self.batches: list[int] = []  # how many mails each call had
+        self.sizes: dict[bytes, int] = {}  # the bytes fetched of a mail -> its size, as the server gave it
 
     def __call__(self, mails: list[Fetched], *, uidvalidity: int) -> list[IngestOutcome]:
         self.batches.append(len(mails))
+        for mail in mails:
+            self.sizes[mail.raw] = mail.full_size
         return [self.one(mail.raw, uidvalidity=uidvalidity, uid=mail.uid) for mail in mails]
 
     def one(self, raw: bytes, *, uidvalidity: int, uid: int | None) -> IngestOutcome:
@@ -193,6 +196,22 @@ async def unseen(dovecot: Dovecot) -> bool:
         return not bytes(response.lines[0]).split()
     finally:
         await client.logout()
+
+
+async def test_a_mail_over_the_size_limit_is_fetched_as_its_header_only(
+    dovecot: Dovecot, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    big = player_mail("A Par-Bur\n" + "x" * 300_000 + "\n")
+    small = player_mail("A Mar-Bur\n")
+    await asyncio.to_thread(_deliver_many, dovecot, [big.as_bytes(), small.as_bytes()], 1)
+    ingest = FakeIngest()
+    async with running(watcher(dovecot, ingest, max_size=100_000)):
+        await wait_until(lambda: len(ingest.processed) == 2)
+        await wait_until(lambda: unseen(dovecot))
+    (big_raw, big_size), (small_raw, small_size) = ingest.sizes.items()
+    assert big_size > 300_000 and len(big_raw) < 2_000  # the header, and the size the server gave
+    assert str(big["Message-ID"]).encode() in big_raw and b"x" * 100 not in big_raw
+    assert len(small_raw) == small_size and b"A Mar-Bur" in small_raw
 
 
 async def test_seen_is_set_only_after_ingest_returns(
