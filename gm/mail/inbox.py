@@ -5,10 +5,11 @@ UNSEEN mail and their sizes, fetches them in batches without setting \\Seen (BOD
 header of a mail over the size limit, which is refused unread), hands each batch to `ingest` in a
 worker thread, and only after it returns sets \\Seen on the batch's mail, in one command. A crash
 between ingest's commit and the flag leaves the mail unseen: it is fetched again, and ingest,
-which knows it by Message-ID and IMAP UID, reports it as a duplicate. Between rounds the watcher waits in IMAP IDLE where the server offers
-it (and still searches every `poll_seconds`, as a safety net), else it polls. A lost connection
-is re-made with capped exponential back-off; a mail whose ingest raises stays unseen and is
-retried later, also with back-off, while the other mail goes on.
+which knows it by Message-ID and IMAP UID, reports it as a duplicate. Between rounds the watcher
+waits in IMAP IDLE where the server offers it (and still searches every `poll_seconds`, as a
+safety net), else it polls. A lost connection is re-made with capped exponential back-off; a mail
+that ingest reports failed stays unseen and is retried later, also with back-off, while the other
+mail goes on.
 """
 from __future__ import annotations
 

@@ -240,9 +240,7 @@ class OutboxSender:
                     client = None
                     continue
                 try:
-                    if client is None or not client.is_connected:
-                        client = await self._connect()
-                    await client.sendmail(self.gm_address, [mail.to_addr], build_message(mail, self.gm_address))
+                    client = await self._send_one(client, mail)
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
@@ -260,6 +258,20 @@ class OutboxSender:
         finally:
             if client is not None:
                 await self._close(client)
+
+    async def _send_one(self, client: aiosmtplib.SMTP | None, mail: Outgoing) -> aiosmtplib.SMTP:
+        """Send one mail over `client` (connecting first if need be); returns the connection. A
+        connection kept open may have been closed by the server meanwhile: then once more, anew."""
+        message = build_message(mail, self.gm_address)
+        if client is not None and client.is_connected:
+            try:
+                await client.sendmail(self.gm_address, [mail.to_addr], message)
+                return client
+            except aiosmtplib.SMTPServerDisconnected:
+                client.close()
+        client = await self._connect()
+        await client.sendmail(self.gm_address, [mail.to_addr], message)
+        return client
 
     async def _connect(self) -> aiosmtplib.SMTP:
         s = self.server

@@ -724,3 +724,16 @@ def test_build_message_encodes_what_is_not_ascii_and_keeps_headers_whole() -> No
     assert isinstance(attachment, EmailMessage)
     assert attachment.get_filename() == "carte été.png"
     assert attachment.get_content() == base64.b64decode(PNG)
+
+
+def test_uid_sets_and_batches() -> None:
+    from gm.mail.inbox import BATCH_MAILS, _batches, _sequence_set
+
+    assert _sequence_set([7, 3, 4, 5, 9, 12, 13, 4]) == "3:5,7,9,12:13"
+    assert _sequence_set([1]) == "1"
+    uids = list(range(1, 2 * BATCH_MAILS + 11))
+    sizes = dict.fromkeys(uids, 1_000)
+    assert [len(b) for b in _batches(uids, sizes, max_size=1_000_000)] == [BATCH_MAILS, BATCH_MAILS, 10]
+    sizes.update({1: 6_000_000, 2: 6_000_000, 3: 50_000_000})  # 3 is over the limit: only its header counts
+    batches = _batches(uids[:5], sizes, max_size=10_000_000)
+    assert batches == [[1], [2, 3, 4, 5]]
