@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import insert, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -165,10 +165,11 @@ class _Batch:
         """Record one mail, carry out its commands and queue its reply, in the current transaction.
         The rows of mail in and out are written with SQLAlchemy Core: they are written for every
         mail and never needed as objects here."""
-        connection = session.connection()
         size, max_size = mail.full_size, self.max_size
-        inbound_id = connection.execute(
-            _INSERT_INBOUND,
+        outcome = _outcome(message, size, max_size)
+        # Written when first needed (the mail's orders refer to it), else after the commands.
+        row = _InboundRow(
+            session,
             {
                 "message_id": message.message_id,
                 "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
@@ -177,17 +178,19 @@ class _Batch:
                 "raw": mail.raw if size <= max_size else _headers_of(mail.raw),  # too large: the header
                 "size": size,
                 "received_at": utcnow(),
+                "processed_at": utcnow(),
+                "outcome": outcome[:255],
             },
-        ).inserted_primary_key[0]
-        outcome, reply = _process(session, lookups, message, inbound_id, size, max_size, self.verifier, careful)
+        )
+        reply = _reply(session, lookups, message, outcome, row.id, size, max_size, self.verifier, careful)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
-        connection.execute(_FINISH_INBOUND, {"row_id": inbound_id, "outcome": outcome[:255], "at": utcnow()})
+        inbound_id = row.id()
         gm_address = self.gm_address
         if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
             return IngestOutcome(inbound_id, outcome, 0)
         now = utcnow()
-        connection.execute(
+        session.connection().execute(
             _INSERT_OUTBOX,
             {
                 "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
@@ -204,13 +207,23 @@ class _Batch:
         return IngestOutcome(inbound_id, outcome, 1)
 
 
+class _InboundRow:
+    """The inbound_mail row of one mail, written by the first to ask for its id."""
+
+    def __init__(self, session: Session, values: dict[str, object]) -> None:
+        self.session = session
+        self.values = values
+        self.row_id: int | None = None
+
+    def id(self) -> int:
+        if self.row_id is None:
+            result = self.session.connection().execute(_INSERT_INBOUND, self.values)
+            self.row_id = int(result.inserted_primary_key[0])
+        return self.row_id
+
+
 # Built once: a statement built afresh for every mail costs more than running it.
 _INSERT_INBOUND = insert(InboundMail.__table__)
-_FINISH_INBOUND = (
-    update(InboundMail.__table__)
-    .where(InboundMail.__table__.c.id == bindparam("row_id"))
-    .values(outcome=bindparam("outcome"), processed_at=bindparam("at"))
-)
 _INSERT_OUTBOX = insert(OutboundMail.__table__)
 
 
@@ -242,28 +255,39 @@ def _seen_before(
     return seen_ids, seen_uids
 
 
-def _process(
+def _outcome(message: InboundMessage, size: int, max_size: int) -> str:
+    """What becomes of the mail: 'processed' unless it is never read or never answered."""
+    if message.automatic:
+        return f"automatic: {message.automatic}"
+    if not message.sender:
+        return "no sender"
+    if size > max_size:
+        return "too large"
+    return "processed"
+
+
+def _reply(
     session: Session,
     lookups: Lookups,
     message: InboundMessage,
-    inbound_id: int,
+    outcome: str,
+    record_mail: Callable[[], int],
     size: int,
     max_size: int,
     verifier: PasswordVerifier,
     careful: bool,
-) -> tuple[str, str | None]:
-    """What became of the mail, and the acknowledgement text (None: no reply at all)."""
-    if message.automatic:
-        return f"automatic: {message.automatic}", None
-    if not message.sender:
-        return "no sender", None
-    if size > max_size:
+) -> str | None:
+    """Carry out the commands of a mail to be processed; the acknowledgement text (None: no reply
+    at all, for mail that must never be answered)."""
+    if outcome == "too large":
         refused = (
             f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
             "Nothing in it was read. Send your orders as plain text, without attachments."
         )
-        return "too large", render_ack(message.subject, [], None, [], refused=refused)
-    ctx = Context(session=session, message=message, inbound_id=inbound_id, verifier=verifier, lookups=lookups)
+        return render_ack(message.subject, [], None, [], refused=refused)
+    if outcome != "processed":
+        return None
+    ctx = Context(session=session, message=message, record_mail=record_mail, verifier=verifier, lookups=lookups)
     for line in command_lines(message.text)[:MAX_LINES]:
         command, args = command_for(line)
         if command is None:
@@ -284,7 +308,7 @@ def _process(
         if ctx.signed_off:
             break
     orders.write_orders(ctx)
-    return "processed", render_ack(message.subject, ctx.results, _status(ctx), ctx.sections)
+    return render_ack(message.subject, ctx.results, _status(ctx), ctx.sections)
 
 
 def _status(ctx: Context) -> PowerStatus | None:

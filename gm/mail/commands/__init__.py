@@ -6,6 +6,7 @@ signed on to.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from types import ModuleType
@@ -95,7 +96,7 @@ class Context:
 
     session: Session
     message: InboundMessage
-    inbound_id: int  # the inbound_mail row of the mail
+    record_mail: Callable[[], int]  # the mail's inbound_mail row id, the row written first if need be
     verifier: PasswordVerifier
     lookups: Lookups
     results: list[LineResult] = field(default_factory=list)

@@ -64,7 +64,6 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
         "text": line,
         "canonical": str(order),
         "unit": key,
-        "inbound_id": ctx.inbound_id,
         "current": True,
     }
     if table is SecretAllocation:
@@ -102,10 +101,12 @@ def write_orders(ctx: Context) -> None:
     not needed as objects afterwards."""
     if not ctx.pending_orders:
         return
+    inbound_id = ctx.record_mail()
     connection = ctx.session.connection()
     retired: dict[tuple[type, int, str], set[str]] = {}
     rows: dict[type, list[dict[str, Any]]] = {}
     for table, row in ctx.pending_orders:
+        row["inbound_id"] = inbound_id
         if row["unit"]:
             retired.setdefault((table, row["phase_id"], row["power"]), set()).add(row["unit"])
         rows.setdefault(table, []).append(row)
