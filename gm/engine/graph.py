@@ -1,7 +1,6 @@
 """The board: provinces, coasts and who can move where."""
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from enum import Enum

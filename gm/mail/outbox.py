@@ -18,7 +18,7 @@ import base64
 import binascii
 import logging
 import ssl
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 import email.policy
