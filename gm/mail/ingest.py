@@ -129,59 +129,85 @@ class _Batch:
     verifier: PasswordVerifier
 
     def run(self, session_factory: sessionmaker[Session], *, careful: bool) -> list[IngestOutcome]:
-        """One transaction for the batch. Not careful: whatever raises undoes the whole batch.
-        Careful: each mail (and each command in it) in a savepoint of its own."""
+        """One transaction for the batch. Not careful: whatever raises undoes the whole batch, and
+        the rows of the mail in and of the replies are written for the whole batch at once (a
+        statement each, not one a mail: on PostgreSQL each statement is a round trip). Careful:
+        each mail (and each command in it) in a savepoint of its own, its rows with it."""
         with transaction(session_factory) as session:
-            seen_ids, seen_uids = _seen_before(session, self.messages, [m.uid for m in self.mails], self.uidvalidity)
+            new = self._new(session)
+            outcomes = [IngestOutcome(None, "duplicate", 0) for _ in self.mails]
             lookups = Lookups(session)
-            outcomes = []
-            for mail, message in zip(self.mails, self.messages, strict=True):
-                if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
-                    outcomes.append(IngestOutcome(None, "duplicate", 0))
-                    continue
-                if not careful:
-                    outcomes.append(self._record(session, lookups, mail, message, careful=False))
-                else:
-                    try:
-                        with session.begin_nested():  # a mail that fails is undone alone
-                            outcome = self._record(session, lookups, mail, message, careful=True)
-                        outcomes.append(outcome)
-                    except Exception as e:
-                        lookups.forget()  # it may hold what was just undone
-                        if isinstance(e, IntegrityError):  # recorded by another process meanwhile
-                            outcomes.append(IngestOutcome(None, "duplicate", 0))
-                            continue
-                        log.exception("mail %s failed; left for a later attempt", message.message_id)
-                        outcomes.append(IngestOutcome(None, f"failed: {type(e).__name__}", 0, e))
-                        continue
-                seen_ids.add(message.message_id)
-                if mail.uid is not None:
-                    seen_uids.add(mail.uid)
+            if not careful:
+                values = [self._inbound_values(i) for i in new]
+                ids = session.connection().execute(_INSERT_INBOUNDS, values).scalars().all() if values else []
+                replies: list[dict[str, object]] = []
+                for i, mail_values, inbound_id in zip(new, values, ids, strict=True):
+                    row = _InboundRow(session, mail_values, inbound_id)
+                    outcomes[i] = self._record(session, lookups, i, row, replies, careful=False)
+                if replies:
+                    session.connection().execute(_INSERT_OUTBOX, replies)
+                return outcomes
+            for i in new:
+                try:
+                    with session.begin_nested():  # a mail that fails is undone alone
+                        replies = []
+                        row = _InboundRow(session, self._inbound_values(i))
+                        outcome = self._record(session, lookups, i, row, replies, careful=True)
+                        if replies:
+                            session.connection().execute(_INSERT_OUTBOX, replies)
+                    outcomes[i] = outcome
+                except Exception as e:
+                    lookups.forget()  # it may hold what was just undone
+                    if isinstance(e, IntegrityError):  # recorded by another process meanwhile
+                        continue  # a duplicate
+                    log.exception("mail %s failed; left for a later attempt", self.messages[i].message_id)
+                    outcomes[i] = IngestOutcome(None, f"failed: {type(e).__name__}", 0, e)
             return outcomes
 
+    def _new(self, session: Session) -> list[int]:
+        """The indexes of the mails not recorded before, nor earlier in the batch."""
+        seen_ids, seen_uids = _seen_before(session, self.messages, [m.uid for m in self.mails], self.uidvalidity)
+        new = []
+        for i, (mail, message) in enumerate(zip(self.mails, self.messages, strict=True)):
+            if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
+                continue
+            new.append(i)
+            seen_ids.add(message.message_id)
+            if mail.uid is not None:
+                seen_uids.add(mail.uid)
+        return new
+
+    def _inbound_values(self, i: int) -> dict[str, object]:
+        mail, message = self.mails[i], self.messages[i]
+        size, max_size = mail.full_size, self.max_size
+        now = utcnow()
+        return {
+            "message_id": message.message_id,
+            "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
+            "imap_uid": mail.uid,
+            "sender": message.sender[:320],
+            "raw": mail.raw if size <= max_size else _headers_of(mail.raw),  # too large: the header
+            "size": size,
+            "received_at": now,
+            "processed_at": now,
+            "outcome": _outcome(message, size, max_size)[:255],
+        }
+
     def _record(
-        self, session: Session, lookups: Lookups, mail: Fetched, message: InboundMessage, *, careful: bool
+        self,
+        session: Session,
+        lookups: Lookups,
+        i: int,
+        row: _InboundRow,
+        replies: list[dict[str, object]],
+        *,
+        careful: bool,
     ) -> IngestOutcome:
-        """Record one mail, carry out its commands and queue its reply, in the current transaction.
-        The rows of mail in and out are written with SQLAlchemy Core: they are written for every
-        mail and never needed as objects here."""
+        """Carry out the commands of mail `i` in the current transaction, and add its reply (if
+        any) to `replies`, for the caller to write."""
+        mail, message = self.mails[i], self.messages[i]
         size, max_size = mail.full_size, self.max_size
         outcome = _outcome(message, size, max_size)
-        # Written when first needed (the mail's orders refer to it), else after the commands.
-        row = _InboundRow(
-            session,
-            {
-                "message_id": message.message_id,
-                "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
-                "imap_uid": mail.uid,
-                "sender": message.sender[:320],
-                "raw": mail.raw if size <= max_size else _headers_of(mail.raw),  # too large: the header
-                "size": size,
-                "received_at": utcnow(),
-                "processed_at": utcnow(),
-                "outcome": outcome[:255],
-            },
-        )
         reply = _reply(session, lookups, message, outcome, row.id, size, max_size, self.verifier, careful)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
@@ -190,8 +216,7 @@ class _Batch:
         if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
             return IngestOutcome(inbound_id, outcome, 0)
         now = utcnow()
-        session.connection().execute(
-            _INSERT_OUTBOX,
+        replies.append(
             {
                 "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
                 "to_addr": message.reply_to,
@@ -202,18 +227,19 @@ class _Batch:
                 "kind": "ack",
                 "created_at": now,
                 "next_attempt_at": now,
-            },
+            }
         )
         return IngestOutcome(inbound_id, outcome, 1)
 
 
 class _InboundRow:
-    """The inbound_mail row of one mail, written by the first to ask for its id."""
+    """The inbound_mail row of one mail: written already (a batch writes its rows at once), or
+    written by the first to ask for its id (the mail's orders refer to it)."""
 
-    def __init__(self, session: Session, values: dict[str, object]) -> None:
+    def __init__(self, session: Session, values: dict[str, object], row_id: int | None = None) -> None:
         self.session = session
         self.values = values
-        self.row_id: int | None = None
+        self.row_id = row_id
 
     def id(self) -> int:
         if self.row_id is None:
@@ -224,6 +250,9 @@ class _InboundRow:
 
 # Built once: a statement built afresh for every mail costs more than running it.
 _INSERT_INBOUND = insert(InboundMail.__table__)
+_INSERT_INBOUNDS = insert(InboundMail.__table__).returning(  # many rows; their ids in the same order
+    InboundMail.__table__.c.id, sort_by_parameter_order=True
+)
 _INSERT_OUTBOX = insert(OutboundMail.__table__)
 
 
