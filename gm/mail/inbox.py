@@ -323,8 +323,20 @@ class _Session:
         if not due:
             return
         sizes = await self._sizes(client, due)
-        for batch in _batches([uid for uid in due if uid in sizes], sizes, self.w.max_size):
-            await self._take(client, uidvalidity, batch, sizes)
+        batches = _batches([uid for uid in due if uid in sizes], sizes, self.w.max_size)
+        if not batches:  # all expunged meanwhile
+            return
+        # While ingest works on one batch (in a thread), the next is fetched: the IMAP server's
+        # work and the round trips overlap the judge's. Commands on the connection stay one at a time.
+        mails = await self._fetch_batch(client, batches[0], sizes)
+        for k in range(len(batches)):
+            ingesting = asyncio.create_task(self._ingest(mails, uidvalidity))
+            try:
+                mails = await self._fetch_batch(client, batches[k + 1], sizes) if k + 1 < len(batches) else []
+            finally:
+                # Fetched or not, this batch's ingest ends (its thread finishes in any case).
+                outcomes = await ingesting
+            await self._flag_seen(client, uidvalidity, outcomes)
 
     async def _sizes(self, client: aioimaplib.IMAP4, uids: list[int]) -> dict[int, int]:
         """UID -> size in bytes, for those of `uids` still in the mailbox."""
@@ -340,25 +352,35 @@ class _Session:
                         sizes[int(uid.group(1))] = int(size.group(1))
         return sizes
 
-    async def _take(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int], sizes: dict[int, int]) -> None:
-        """Fetch a batch, ingest it, and flag \\Seen what ingest recorded (or knew already)."""
-        w = self.w
-        whole = [uid for uid in uids if sizes[uid] <= w.max_size]
+    async def _fetch_batch(self, client: aioimaplib.IMAP4, uids: list[int], sizes: dict[int, int]) -> list[Fetched]:
+        """The mail of a batch; of a mail over the size limit only its header, which is enough to
+        refuse it (with the size the server gave)."""
+        whole = [uid for uid in uids if sizes[uid] <= self.w.max_size]
         fetched = await self._fetch(client, whole, "BODY.PEEK[]")
-        # Over the limit: the header is enough to refuse it (with the size the server gave).
         fetched.update(await self._fetch(client, [uid for uid in uids if uid not in whole], "BODY.PEEK[HEADER]"))
-        mails = [Fetched(uid, fetched[uid], sizes[uid]) for uid in uids if uid in fetched]  # else expunged meanwhile
+        return [Fetched(uid, fetched[uid], sizes[uid]) for uid in uids if uid in fetched]  # else expunged meanwhile
+
+    async def _ingest(self, mails: list[Fetched], uidvalidity: int) -> list[tuple[Fetched, IngestOutcome]]:
+        """Ingest a batch in a worker thread (ingest uses the blocking database). If this task is
+        cancelled meanwhile, ingest still finishes in its thread, and the mail stays unseen."""
         if not mails:
-            return
+            return []
         try:
-            # In a worker thread: ingest uses the (blocking) database. If this task is cancelled
-            # meanwhile, ingest still finishes in its thread, and the mail stays unseen.
-            outcomes = await asyncio.to_thread(w.ingest, mails, uidvalidity=uidvalidity)
+            outcomes = await asyncio.to_thread(self.w.ingest, mails, uidvalidity=uidvalidity)
         except Exception as e:  # the ingest function's own failure: as if each mail had failed
             log.exception("ingest failed for %d mail", len(mails))
             outcomes = [IngestOutcome(None, "failed", 0, e) for _ in mails]
+        return list(zip(mails, outcomes, strict=True))
+
+    async def _flag_seen(
+        self, client: aioimaplib.IMAP4, uidvalidity: int, outcomes: list[tuple[Fetched, IngestOutcome]]
+    ) -> None:
+        """\\Seen on what ingest recorded (or knew already); what failed is left for a retry."""
+        if not outcomes:
+            return
+        w = self.w
         done = []
-        for mail, outcome in zip(mails, outcomes, strict=True):
+        for mail, outcome in outcomes:
             assert mail.uid is not None
             key = (uidvalidity, mail.uid)
             if outcome.failed:
@@ -370,10 +392,12 @@ class _Session:
             done.append(mail.uid)
             log.debug("UID %d: %s, %d repl%s", mail.uid, outcome.outcome, outcome.replies,
                       "y" if outcome.replies == 1 else "ies")
-        log.info("UID %s: %d mail, %d new, %d failed, %d replies", _sequence_set([m.uid for m in mails if m.uid]),
-                 len(mails), sum(o.inbound_id is not None for o in outcomes), sum(o.failed for o in outcomes),
-                 sum(o.replies for o in outcomes))
-        if w.on_replies is not None and any(o.replies for o in outcomes):
+        results = [outcome for _, outcome in outcomes]
+        log.info("UID %s: %d mail, %d new, %d failed, %d replies",
+                 _sequence_set([m.uid for m, _ in outcomes if m.uid is not None]), len(results),
+                 sum(o.inbound_id is not None for o in results), sum(o.failed for o in results),
+                 sum(o.replies for o in results))
+        if w.on_replies is not None and any(o.replies for o in results):
             w.on_replies()
         if done:
             response = await self._command(client.uid("store", _sequence_set(done), "+FLAGS.SILENT", r"(\Seen)"))
