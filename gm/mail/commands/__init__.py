@@ -28,8 +28,10 @@ AUTH_FAILURE_WINDOW = timedelta(minutes=15)  # bad passwords from one sender are
 class Lookups:
     """What the mails of one transaction looked up (games, their current phase, players, recent
     bad passwords), kept for the mails after them in the same transaction: a burst of order mails
-    reads each once. Everything here was read in, or written by, this transaction, so it is never
-    stale; whatever undoes part of the transaction (a mail rolled back) calls forget()."""
+    reads each once. A batch thus sees each as it was when first read in the batch (whatever the
+    batch itself changes goes through here or calls forget(), as does whatever undoes part of the
+    transaction). Whatever closes a phase while mail comes in must therefore not interleave with
+    a batch: on SQLite nothing can (a writing transaction holds the database)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
