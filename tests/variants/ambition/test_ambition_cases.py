@@ -105,18 +105,6 @@ def test_case(path, case):
     assert check(r) == []
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_cli_check(path):
-    """The same files through the command line, as `gm adjudicate FILE --check`."""
-    blocks = len(re.findall(r"^CASE ", path.read_text(), flags=re.M))
-    proc = subprocess.run(
-        [sys.executable, "-m", "gm", "adjudicate", str(path), "--check"],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"{blocks} passed, 0 failed" in proc.stdout
-
-
 # --------------------------------------------------------------- next phase, winner, owners
 NEXT = {
     # the calendar (2006 V.1)

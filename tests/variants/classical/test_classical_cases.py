@@ -8,8 +8,6 @@ are about are checked here, from the runner's JSON view of each run.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -72,15 +70,3 @@ def test_case_ids_unique_across_files():
     ids = [c.id for _, c in ALL]
     assert len(set(ids)) == len(ids)
     assert set(NEXT) <= set(ids)
-
-
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_cli_check(path):
-    """The same files through the command line, as `gm adjudicate FILE --check`."""
-    blocks = len(re.findall(r"^CASE ", path.read_text(), flags=re.M))
-    proc = subprocess.run(
-        [sys.executable, "-m", "gm", "adjudicate", str(path), "--check"],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"{blocks} passed, 0 failed" in proc.stdout
