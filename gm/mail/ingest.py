@@ -207,7 +207,7 @@ class _Batch:
         any) to `replies`, for the caller to write."""
         mail, message = self.mails[i], self.messages[i]
         size, max_size = mail.full_size, self.max_size
-        outcome = _outcome(message, size, max_size)
+        outcome = row.outcome
         reply = _reply(session, lookups, message, outcome, row.id, size, max_size, self.verifier, careful)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
@@ -240,6 +240,11 @@ class _InboundRow:
         self.session = session
         self.values = values
         self.row_id = row_id
+
+    @property
+    def outcome(self) -> str:
+        """What becomes of the mail (see _outcome), as the row records it."""
+        return str(self.values["outcome"])
 
     def id(self) -> int:
         if self.row_id is None:
