@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -127,8 +128,10 @@ class Context:
         self.results.append(LineResult(text, False, reason))
 
 
+@cache
 def registry() -> dict[str, ModuleType]:
-    """Command name -> module, in the order HELP lists them."""
+    """Command name -> module, in the order HELP lists them. Built once (it is asked for every
+    line of every mail); the modules are imported here because each imports this one."""
     from gm.mail.commands import (
         clear,
         help,
