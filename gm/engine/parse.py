@@ -1,19 +1,24 @@
 """Order text -> typed Order values. The only place where players' words become orders.
 
-The parser understands the order language players really type (see tests/engine/test_parse.py)
-and never raises: text it cannot understand comes back as a ParsedOrder with a precise error.
-It does not judge legality (adjacency, whether a unit is there, ...): check_order does that.
+The parser understands the order language players really type (see tests/engine/test_parse.py
+and tests/engine/test_spellings.py) and never raises: text it cannot understand comes back as a
+ParsedOrder with a precise error. It does not judge legality (adjacency, whether a unit is
+there, ...): check_order does that. Only where words can be read as two different orders
+('A Mar S A Par-Bur' on a map with a province named 'Par-Bur') does the position decide between
+them; when it cannot, the error names both readings.
 """
 from __future__ import annotations
 
 import difflib
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
-from gm.engine.model import GameState, PhaseKind, UnitType, province_of
+from gm.engine.adjudicator import check_order
+from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
 from gm.engine.orders import Allocation, DeclareHome
@@ -51,7 +56,6 @@ KEYWORDS = HOLD | MOVE | SUPPORT | CONVOY | VIA | RETREAT | DISBAND | REMOVE | B
 SUGGEST = sorted(k for k in KEYWORDS | set(TYPES) if len(k) >= 4)
 DIRECTION_NAMES = {"N": "north", "S": "south", "E": "east", "W": "west"}
 DIRECTIONS = {w: d for d, name in DIRECTION_NAMES.items() for w in (name, name[0])}  # 'n' -> 'N'
-NOT_STRAY = KEYWORDS | TYPES.keys() | DIRECTIONS.keys() | {"coast"}  # words after a province
 FUZZY_CUTOFF = 0.8  # difflib ratio a misspelling must reach
 FUZZY_TIE = 0.04  # candidates this close to the best are all taken as meant
 
@@ -204,13 +208,12 @@ def resolve_location(variant: Variant, text: str) -> str | None:
 
 def lookup_location(variant: Variant, text: str) -> tuple[str | None, str | None]:
     """(location, None) or (None, why not): resolve_location with the reason for a failure."""
-    p = _Parser(variant, text)
-    try:
-        loc = p.location("province")
-        p.finish()
-    except _Fail as fail:
-        return None, str(fail)
-    return loc, None
+    found, why = _readings(variant, _tokens(text), _read_location)
+    locations = list(dict.fromkeys(found))
+    if len(locations) > 1:
+        names = [variant.map.name(loc) for loc in locations]
+        return None, f"{text.strip()!r} could be {_one_of(names)}"
+    return (locations[0], None) if locations else (None, why)
 
 
 def split_power_prefix(variant: Variant, line: str) -> tuple[str | None, str]:
@@ -243,11 +246,23 @@ class _Raw:
 
 
 class _Parser:
-    def __init__(self, variant: Variant, text: str) -> None:
+    """One reading of a line. Where words may name places in more than one way ('Swe-Den': Sweden,
+    or Swe then Den), the parser makes a choice; `_readings` runs it once per choice made."""
+
+    def __init__(self, variant: Variant, toks: list[_Tok], script: tuple[int, ...] = (),
+                 loose: bool = False) -> None:
         self.provinces = variant.map.provinces
         self.t = _tables(variant)
-        self.toks = _tokens(text)
+        self.toks = toks
         self.pos = 0
+        self.script = script  # the alternative to take at each choice point, in order
+        self.made: list[int] = []  # how many alternatives each choice point met offered
+        self.loose = loose  # may names be misspelt or cut short?
+
+    def choose(self, alternatives: int) -> int:
+        k = len(self.made)
+        self.made.append(alternatives)
+        return self.script[k] if k < len(self.script) else 0
 
     # token access
     def peek(self, ahead: int = 0) -> str | None:
@@ -307,54 +322,70 @@ class _Parser:
         """Do the words at i name a province exactly?"""
         return any(self.exact(words) for words, _ in self.runs(False, i))
 
-    def exact(self, words: list[_Tok]) -> frozenset[str]:
+    def exact(self, words: list[_Tok], joinable: bool = True) -> frozenset[str]:
+        """The provinces the words name as written, or run together ('St Peters burg') when
+        `joinable`."""
         key = " ".join(w.key for w in words)
         t = self.t
         hit = t.abbrs.get(key) or t.names.get(key)
-        if not hit and all(w.key not in KEYWORDS and w.key not in TYPES for w in words[1:]):
-            hit = t.compact.get(key.replace(" ", ""))  # 'St Peters burg'; never 'Mar S' -> 'mars'
+        if not hit and joinable and all(w.key not in KEYWORDS and w.key not in TYPES for w in words[1:]):
+            hit = t.compact.get(key.replace(" ", ""))  # never 'Mar S' -> 'mars'
         if hit and len(hit) > 1 and len(words) == 1:  # abbreviations differing only in case
             hit = frozenset(h for h in hit if h == words[0].text) or hit
         return hit or frozenset()
+
+    def joinable(self, end: int) -> bool:
+        """May the words from here to `end` be run together into one name? Not when dashes split
+        them into pieces that each name a place: 'Swe-Den' is Sweden to Denmark, not 'Sweden'
+        ('Mid-Atlantic' may still be 'midatlantic')."""
+        pieces: list[list[_Tok]] = [[]]
+        for tok in self.toks[self.pos:end]:
+            if tok.is_word:
+                pieces[-1].append(tok)
+            else:
+                pieces.append([])
+        return len(pieces) == 1 or not all(self.exact(piece) for piece in pieces)
 
     def ambiguous(self, words: list[_Tok], hits: Collection[str]) -> _Fail:
         return _Fail(f"{_render(words)!r} could be {_one_of([self.t.display[h] for h in hits])}")
 
     def province(self, what: str) -> str:
+        """The province the words from here name. Each way of reading them is an alternative:
+        exact names longest first, then (for a loose reading) misspellings and unique starts."""
         if self.pos >= len(self.toks) or not self.toks[self.pos].is_word:
             raise self.missing(what)
-        loose = self.runs(loose=True)
+        alternatives: list[tuple[list[_Tok], frozenset[str], int]] = []
         for words, end in reversed(self.runs(loose=False)):
-            hit = self.exact(words)
-            if len(hit) > 1:
-                raise self.ambiguous(words, hit)
-            if not hit:
-                continue
-            if self.stray(end):  # 'Mid Atlantc Ocean' is MAO misspelt, not 'Mid' and junk
-                for words2, end2 in reversed([(w, e) for w, e in loose if e > end]):
-                    found = _loose_match(" ".join(w.key for w in words2), self.t.loose, False)
-                    if len(found) == 1:
-                        hit, end = frozenset(found), end2
-                        break
-            self.pos = end
-            return next(iter(hit))
-        if not loose:
-            raise self.missing(what)
-        for words, end in reversed(loose):
-            found = _loose_match(" ".join(w.key for w in words), self.t.loose)
-            if len(found) > 1:
-                raise self.ambiguous(words, found)
-            if found:
-                self.pos = end
-                return found.pop()
-        words = [w for w, e in loose if e - self.pos == len(w)][-1]  # up to a dash
-        raise _Fail(f"unknown province {_render(words)!r}")
-
-    def stray(self, i: int) -> bool:
-        """Is the token at i a word that means nothing here (no keyword, coast or province)?"""
-        key = self.toks[i].key if i < len(self.toks) else "-"
-        return (key[0].isalnum() and key not in NOT_STRAY and key not in self.t.coast_codes
-                and not self.known(i))
+            hit = self.exact(words, joinable=self.joinable(end))
+            if hit:
+                alternatives.append((words, hit, end))
+        loose = self.runs(loose=True)
+        if self.loose:
+            # Past an exact name only a misspelling counts ('Mid Atlantc Ocean' is not 'Mid' and
+            # junk); with no exact name, a unique start of one too ('Bohem').
+            exact_end = alternatives[0][2] if alternatives else self.pos
+            for words, end in reversed(loose):
+                if end > exact_end:
+                    found = _loose_match(" ".join(w.key for w in words), self.t.loose,
+                                         prefix=not alternatives)
+                    if found:
+                        alternatives.append((words, frozenset(found), end))
+        if not alternatives:
+            if not loose:
+                raise self.missing(what)
+            words = [w for w, e in loose if e - self.pos == len(w)][-1]  # up to a dash
+            raise _Fail(f"unknown province {_render(words)!r}")
+        # One place read from more or fewer words is one reading, the longest: 'Hesse-Westphalia'
+        # is never Hesse to Westphalia when both name the same province.
+        by_place: dict[frozenset[str], tuple[list[_Tok], frozenset[str], int]] = {}
+        for alternative in sorted(alternatives, key=lambda a: -a[2]):
+            by_place.setdefault(alternative[1], alternative)
+        alternatives = list(by_place.values())
+        words, hit, end = alternatives[self.choose(len(alternatives))]
+        if len(hit) > 1:
+            raise self.ambiguous(words, hit)
+        self.pos = end
+        return next(iter(hit))
 
     def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
         """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""
@@ -500,6 +531,60 @@ class _Parser:
         raise self.unexpected()
 
 
+MAX_READINGS = 64  # ways of reading one line tried at most (a line of names alone offers many)
+
+R = TypeVar("R")
+
+
+def _readings(variant: Variant, toks: list[_Tok], read: Callable[[_Parser], R]) -> tuple[list[R], str]:
+    """Every complete reading of the words by `read`, preferred first (longer names before
+    shorter), and why there is none: the reason of the reading that got furthest. Misspelt and
+    shortened names are tried only when nothing reads as written."""
+    why = ""
+    for loose in (False, True):
+        found: list[R] = []
+        furthest, scripts, tried = -1, [()], 0
+        while scripts and tried < MAX_READINGS:
+            script = scripts.pop()
+            tried += 1
+            parser = _Parser(variant, toks, script, loose)
+            try:
+                found.append(read(parser))
+            except _Fail as fail:
+                if parser.pos > furthest:
+                    why, furthest = str(fail), parser.pos
+            # The other alternatives of each choice this run made first, pushed so that the
+            # smallest script (the preferred reading) is popped first.
+            taken = script + (0,) * (len(parser.made) - len(script))
+            for k in range(len(script), len(parser.made)):
+                scripts.extend(taken[:k] + (alt,) for alt in range(parser.made[k] - 1, 0, -1))
+        if found:
+            return found, ""
+    return [], why
+
+
+def _read_order(parser: _Parser) -> _Raw:
+    raw = parser.order()
+    parser.finish()
+    return raw
+
+
+def _read_location(parser: _Parser) -> str:
+    location = parser.location("province")
+    parser.finish()
+    return location
+
+
+def _legal(variant: Variant, state: GameState, order: Order) -> bool:
+    """Could the unit standing where `order` says carry it out? Whoever owns it: a point
+    allocation orders another power's unit, so the unit is lent to the ordering power."""
+    unit = state.units.get(order.province)
+    if unit is not None and unit.power != order.power and state.phase.kind is PhaseKind.MOVEMENT:
+        lent = Unit(order.power, unit.type, unit.location)
+        state = state.with_(units={**state.units, order.province: lent})
+    return check_order(variant, state, order) is None
+
+
 def _unit_location(state: GameState | None, phase_kind: PhaseKind, raw: _Raw) -> str:
     """Where the unit ordered stands: 'STP' becomes 'STP/SC' when a fleet is on that coast."""
     if state is None or "/" in raw.location or raw.unit_type is UnitType.ARMY:
@@ -540,6 +625,8 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
 
 
 _ALLOCATION = re.compile(r"\s*(DP|IP)\b\s*:?\s*(\d+)?\s*(?:points?\b|dps?\b)?\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_QUOTE_MARK = re.compile(r"\s*[>|]")
+_LIST_MARK = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*\u2022\u00b7\u2013])\s+")
 _HOME = re.compile(r"\s*HOME\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -578,13 +665,29 @@ def parse_order(
     With `state`, an order for a fleet on a split coast gets the coast ('F StP S ...' -> 'STP/SC').
     """
     power = resolve_power(variant, power) or power
-    special = _ALLOCATION.match(text) or _HOME.match(text)
+    if _QUOTE_MARK.match(text):
+        return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
+                                       "text, not an order")
+    words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
+    special = _ALLOCATION.match(words) or _HOME.match(words)
     if special:
         return _parse_special(variant, text, special, power, phase_kind, state)
-    parser = _Parser(variant, text)
-    try:
-        raw = parser.order()
-        parser.finish()
-        return ParsedOrder(text, _make(raw, power, phase_kind, state), None)
-    except _Fail as fail:
-        return ParsedOrder(text, None, str(fail))
+    raws, why = _readings(variant, _tokens(words), _read_order)
+    orders: list[Order] = []
+    for raw in raws:
+        try:
+            order = _make(raw, power, phase_kind, state)
+        except _Fail as fail:
+            why = why or str(fail)
+            continue
+        if order not in orders:
+            orders.append(order)
+    if len(orders) > 1 and state is not None:
+        orders = [o for o in orders if _legal(variant, state, o)] or orders
+    if len(orders) > 1:
+        readings = " or as ".join(str(o) for o in orders)
+        return ParsedOrder(text, None, f"this can be read as {readings}: write it so that only one "
+                                       "is meant (full names, or 'to' for the move)")
+    if not orders:
+        return ParsedOrder(text, None, why)
+    return ParsedOrder(text, orders[0], None)

@@ -361,6 +361,55 @@ def test_classical_orders(classical):
     assert resolve_location(classical, "Coele-Syria") == "COE"
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("A Swe-Den", Move(E, A, "SWE", "DEN")),  # not 'Sweden' with no order
+    ("Swe-Den", Move(E, None, "SWE", "DEN")),
+    ("A Kie S A Swe-Den", SupportMove(E, A, "KIE", "SWE", "DEN", A)),  # not a support of Sweden
+    ("F Ska C A Swe-Den", Convoy(E, F, "SKA", "SWE", "DEN")),
+    ("F mid-atlantic - nth", Move(E, F, "MAO", "NTH")),  # 'mid' and 'midatlantic' both name it
+])
+def test_abbreviations_joined_by_a_dash_are_two_places(std, text, expected):
+    assert order(std, text) == expected
+
+
+def _renamed(std, province: str, name: str):
+    from dataclasses import replace
+
+    from gm.engine.graph import GameMap
+
+    provinces = dict(std.map.provinces)
+    provinces[province] = replace(provinces[province], name=name)
+    return replace(std, map=GameMap(provinces, std.map.army, std.map.fleet))
+
+
+def test_a_truly_ambiguous_spelling_names_both_readings(std):
+    """With Gascony named 'Par-Bur', 'A Mar S A Par-Bur' supports Gascony or Paris to Burgundy:
+    the position decides when only one is possible, else the reply names both."""
+    v = _renamed(std, "GAS", "Par-Bur")
+    units = {p: Unit(E, A, p) for p in ("MAR", "PAR", "GAS")}
+    both = _state(std, units=units)
+    parsed = parse_order(v, "A Mar S A Par-Bur", E, MOVEMENT, both)
+    assert parsed.order is None
+    assert parsed.error == ("this can be read as A MAR S A GAS or as A MAR S A PAR - BUR: write it so "
+                            "that only one is meant (full names, or 'to' for the move)")
+    no_gascony = _state(std, units={p: u for p, u in units.items() if p != "GAS"})
+    assert order(v, "A Mar S A Par-Bur", state=no_gascony) == SupportMove(E, A, "MAR", "PAR", "BUR", A)
+    no_paris = _state(std, units={p: u for p, u in units.items() if p != "PAR"})
+    assert order(v, "A Mar S A Par-Bur", state=no_paris) == SupportHold(E, A, "MAR", "GAS", A)
+    assert order(v, "A Mar S A Par to Bur", state=both) == SupportMove(E, A, "MAR", "PAR", "BUR", A)
+
+
+@pytest.mark.parametrize("text", ["1. A Par-Bur", "2) A Par - Bur", "- A Par-Bur", "* A Par-Bur",
+                                  "\u2022 A Par-Bur", "  10. A Par -> Bur"])
+def test_list_marks_before_an_order(std, text):
+    assert order(std, text) == Move(E, A, "PAR", "BUR")
+
+
+@pytest.mark.parametrize("text", ["> A Par - Bur", "| A Par-Bur", "  >A Par-Bur", ">> F Bre - Mao", "|F Bre-Mao"])
+def test_a_quoted_line_is_never_an_order(std, text):
+    assert error(std, text) == "a line that starts with a quote mark ('>' or '|') is quoted text, not an order"
+
+
 def test_tables_follow_the_variant_object(std):
     """Two Variant objects with one name must not share name tables."""
     from dataclasses import replace
