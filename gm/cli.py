@@ -1,5 +1,7 @@
 """The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a short game,
-`gm serve` runs the mail service, `gm db upgrade` brings the database up to date."""
+`gm serve` runs the mail service, `gm db upgrade` brings the database up to date, `gm game ...`
+creates and shows games. Failures the operator can fix end in one line (gm.failures), not a
+traceback, unless `gm --debug`."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +12,8 @@ from typing import TYPE_CHECKING, Sequence
 from gm import __version__
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from gm.settings import Settings
 
 
@@ -60,14 +64,12 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
-def _load_settings(args: argparse.Namespace, command: str) -> Settings | None:
-    from gm.settings import SettingsError, load_settings
+def _load_settings(args: argparse.Namespace) -> Settings:
+    """The settings, kept in `args` too: main() names the database in what it says of a failure."""
+    from gm.settings import load_settings
 
-    try:
-        return load_settings(args.config)
-    except SettingsError as e:
-        print(f"gm {command}: {e}", file=sys.stderr)
-        return None
+    args.settings = load_settings(args.config)
+    return args.settings
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -75,9 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from gm.server import run
 
-    settings = _load_settings(args, "serve")
-    if settings is None:
-        return 2
+    settings = _load_settings(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for chatty in ("mail.log", "aioimaplib"):  # aiosmtpd and aioimaplib log every command at INFO
         logging.getLogger(chatty).setLevel(logging.WARNING)
@@ -89,11 +89,15 @@ def _db_upgrade(args: argparse.Namespace) -> int:
 
     from gm.store.db import upgrade
 
-    settings = _load_settings(args, "db upgrade")
-    if settings is None:
-        return 2
-    upgrade(settings.db_url)
-    print(f"gm db upgrade: {make_url(settings.db_url).render_as_string(hide_password=True)} is up to date")
+    settings = _load_settings(args)
+    before, after = upgrade(settings.db_url)
+    where = make_url(settings.db_url).render_as_string(hide_password=True)
+    if before is None:
+        print(f"gm db upgrade: created {where} at revision {after} (up to date)")
+    elif before != after:
+        print(f"gm db upgrade: upgraded {where} from revision {before} to {after} (up to date)")
+    else:
+        print(f"gm db upgrade: {where} was already up to date (revision {after})")
     return 0
 
 
@@ -102,9 +106,7 @@ def _game_new(args: argparse.Namespace) -> int:
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.variants import VariantError
 
-    settings = _load_settings(args, "game new")
-    if settings is None:
-        return 2
+    settings = _load_settings(args)
     upgrade(settings.db_url)
     try:
         with transaction(make_session_factory(make_engine(settings.db_url))) as session:
@@ -117,9 +119,90 @@ def _game_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_list(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from gm.games import active_players, current_phase, variant_of
+    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.store.models import Game
+
+    settings = _load_settings(args)
+    upgrade(settings.db_url)
+    rows = []
+    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+        for game in session.scalars(select(Game).order_by(Game.name)):
+            variant = variant_of(game)
+            phase = current_phase(session, game)
+            taken = sum(1 for p in active_players(session, game) if p.power)
+            powers = f"{taken}/{len(variant.great_powers)} powers taken"
+            rows.append([game.name, game.variant, game.status, phase.row.label if phase else "-", powers])
+    if not rows:
+        print("no games yet: gm game new NAME creates one")
+    for line in _columns(rows):
+        print(line)
+    return 0
+
+
+def _game_show(args: argparse.Namespace) -> int:
+    from zoneinfo import ZoneInfo
+
+    from gm.games import GameError, active_players, current_phase, find_game, game_name, orders_due, variant_of
+    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+
+    settings = _load_settings(args)
+    zone = ZoneInfo(settings.timezone)
+
+    def when(moment: datetime) -> str:
+        return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+
+    try:
+        game_name(args.name)
+    except GameError as e:
+        print(f"gm game show: {e}", file=sys.stderr)
+        return 2
+    upgrade(settings.db_url)
+    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+        game = find_game(session, args.name)
+        if game is None:
+            print(f"gm game show: there is no game called {args.name.strip().lower()}: gm game list shows them", file=sys.stderr)
+            return 2
+        variant = variant_of(game)
+        phase = current_phase(session, game)
+        players = {p.power: p for p in active_players(session, game)}
+        print(f"game {game.name}")
+        lines = [
+            ["variant", f"{game.variant} ({variant.title})"],
+            ["status", game.status],
+            ["created", when(game.created_at)],
+            ["phase", phase.row.label if phase else "-"],
+            ["deadline", when(game.deadline_at) if game.deadline_at else "none"],
+        ]
+        for line in _columns(lines):
+            print(line)
+        print("powers:")
+        powers = []
+        for power in variant.great_powers:
+            player = players.get(power)
+            orders = ""
+            if phase is not None and player is not None:
+                done, due = orders_due(session, variant, phase, power)
+                orders = "nothing to order" if due == 0 else "orders in" if done >= due else f"{done} of {due} orders in"
+            powers.append(["", power, player.email if player else "(open)", orders])
+        for line in _columns(powers):
+            print(line)
+    return 0
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    """The rows as lines, each column as wide as its widest cell."""
+    widths = [max(len(cell) for cell in column) for column in zip(*rows)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A play-by-email game master for Diplomacy.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
+    parser.add_argument("--debug", action="store_true", help="on a failure, show the traceback, not just what to do")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     adj = sub.add_parser(
@@ -157,12 +240,25 @@ def build_parser() -> argparse.ArgumentParser:
     db_upgrade.set_defaults(func=_db_upgrade)
 
     game = sub.add_parser("game", help="games on this judge")
-    game_sub = game.add_subparsers(dest="game_command", required=True)
+    game_sub = game.add_subparsers(dest="game_command", metavar="COMMAND", required=True)
     game_new = game_sub.add_parser("new", help="create a game; players then JOIN it by mail")
-    game_new.add_argument("name", help="the game's short name (letters, digits, _)")
+    game_new.add_argument(
+        "name",
+        help="the game's short name: 1 to 64 ASCII letters, digits, '-' and '_', starting with a letter or digit; "
+        "case does not matter (AE1 is ae1)",
+    )
     game_new.add_argument("--variant", default="standard", help="standard, classical, ambition, ambition-v6")
     game_new.add_argument("--config", metavar="FILE", help=config_help)
     game_new.set_defaults(func=_game_new)
+    game_list = game_sub.add_parser("list", help="one line per game: name, variant, status, phase, powers taken")
+    game_list.add_argument("--config", metavar="FILE", help=config_help)
+    game_list.set_defaults(func=_game_list)
+    game_show = game_sub.add_parser(
+        "show", help="one game: variant, status, phase and deadline, each power's player and whether its orders are in"
+    )
+    game_show.add_argument("name", help="the game's name (case does not matter)")
+    game_show.add_argument("--config", metavar="FILE", help=config_help)
+    game_show.set_defaults(func=_game_show)
     return parser
 
 
@@ -172,7 +268,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except Exception as e:
+        from gm.failures import explain
+
+        problem = None if args.debug else explain(e, getattr(args, "settings", None))
+        if problem is None:
+            raise
+        print(f"gm: {problem}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

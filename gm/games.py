@@ -1,12 +1,15 @@
 """Games in the database: creating and starting them, their current phase, the orders on file."""
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from sqlalchemy import Select, bindparam, literal, select
 from sqlalchemy.orm import Session
 
+from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json, state_to_json
@@ -18,6 +21,31 @@ class GameError(ValueError):
     """Something a command asked of a game that cannot be done; the message goes to the sender."""
 
 
+GAME_NAME_MAX = 64  # the width of games.name
+# ASCII only: a Cyrillic 'а' or a Kelvin sign would make a name that looks like another game's.
+_GAME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+GAME_NAME_RULE = (
+    f"a game name is 1 to {GAME_NAME_MAX} ASCII letters, digits, '-' and '_', starting with a letter or digit; "
+    "case does not matter (AE1 is ae1)"
+)
+
+
+def game_name(name: str) -> str:
+    """The name as stored (lower case); raises GameError if it breaks GAME_NAME_RULE."""
+    name = name.strip()
+    if len(name) > GAME_NAME_MAX or not _GAME_NAME.fullmatch(name):
+        raise GameError(f"{GAME_NAME_RULE}; {name!r} is not{_why_not(name)}")
+    return name.lower()
+
+
+def _why_not(name: str) -> str:
+    # Name the first non-ASCII character: on screen it may be indistinguishable from an ASCII one.
+    odd = next((c for c in name if not c.isascii()), None)
+    if odd is not None:
+        return f" ({odd!r} is {unicodedata.name(odd, f'U+{ord(odd):04X}')})"
+    return f" ({len(name)} characters)" if len(name) > GAME_NAME_MAX else ""
+
+
 @dataclass
 class CurrentPhase:
     row: GamePhase
@@ -26,9 +54,7 @@ class CurrentPhase:
 
 def create_game(session: Session, name: str, variant: str, actor: str = "system") -> Game:
     """A new game, forming: players JOIN it until every power is taken."""
-    name = name.strip().lower()
-    if not name.isidentifier() or len(name) > 64:
-        raise GameError(f"a game name is letters, digits and '_' ({name!r} is not)")
+    name = game_name(name)
     if session.scalar(select(Game).where(Game.name == name)) is not None:
         raise GameError(f"there is already a game called {name}")
     game = Game(name=name, variant=canonical_name(variant), status=GameStatus.FORMING)
@@ -39,7 +65,11 @@ def create_game(session: Session, name: str, variant: str, actor: str = "system"
 
 
 def find_game(session: Session, name: str) -> Game | None:
-    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+    try:
+        name = game_name(name)
+    except GameError:
+        return None  # no game can have such a name
+    return session.scalar(select(Game).where(Game.name == name))
 
 
 def variant_of(game: Game) -> Variant:
@@ -85,6 +115,19 @@ class OnFile(NamedTuple):
     points: int  # of an allocation; 0 for an order
 
 
+def on_file(session: Session, table: type[OrderRecord] | type[SecretAllocation], phase: GamePhase,
+            power: str) -> list[OnFile]:
+    """What `power` has on file for `phase` in `table` (orders or allocations), oldest first."""
+    return _on_file(session, table, phase, power)
+
+
+def add_on_file(view: list[OnFile], entry: OnFile) -> None:
+    """A new entry on file: it replaces the one for the same unit (a waive, unit '', never does)."""
+    if entry.unit:
+        view[:] = [o for o in view if o.unit != entry.unit]
+    view.append(entry)
+
+
 def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
     """The orders `power` has on file for `phase`, oldest first. Plain rows, not objects: they are
     read for every acknowledgement."""
@@ -124,3 +167,18 @@ def units_without_orders(state: GameState, power: str, on_file: list[OnFile]) ->
     else:
         return []
     return sorted(str(u) for u in units if u.province not in ordered)
+
+
+def orders_due(session: Session, variant: Variant, current: CurrentPhase, power: str) -> tuple[int, int]:
+    """How many orders `power` has on file in the current phase, and how many it is due: one per
+    unit in movement and retreat phases, one per build or removal in adjustment phases."""
+    state = current.state
+    given = orders_on_file(session, current.row, power)
+    if state.phase.kind is PhaseKind.ADJUSTMENT:
+        due = abs(adjustment_counts(variant, state).get(power, 0))
+        return min(len(given), due), due
+    if state.phase.kind is PhaseKind.RETREAT:
+        due = sum(1 for d in state.dislodged.values() if d.unit.power == power)
+    else:
+        due = len(state.units_of(power))
+    return due - len(units_without_orders(state, power, given)), due

@@ -1,6 +1,7 @@
 """The server's settings: defaults, overridden by a TOML file, overridden by GM_* environment variables.
 
-The TOML file (path from `gm serve --config FILE` or GM_CONFIG) looks like::
+gm.example.toml at the top of the repository lists every setting with its default. The TOML file
+(path from `gm serve --config FILE` or GM_CONFIG) looks like::
 
     gm_address = "judge@example.org"
     database_url = "postgresql+psycopg://gm@localhost/gm"
@@ -26,7 +27,8 @@ The TOML file (path from `gm serve --config FILE` or GM_CONFIG) looks like::
 Every key has an environment variable: GM_ADDRESS, GM_DATABASE_URL, GM_TIMEZONE, GM_DATA_DIR,
 GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS, GM_IMAP_USER,
 GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs its own
-embedded mail servers on loopback (see gm.mail.embedded).
+embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work together
+(an IMAP host without a login, say) are refused when loaded, not found out by a retrying server.
 """
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ from pathlib import Path
 from typing import Any, Literal, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
 TlsMode = Literal["none", "starttls", "ssl"]
 TLS_MODES: tuple[TlsMode, ...] = ("none", "starttls", "ssl")
 
@@ -46,7 +51,8 @@ SMTP_PORTS: dict[TlsMode, int] = {"none": 25, "starttls": 587, "ssl": 465}
 
 
 class SettingsError(ValueError):
-    """A setting is missing, unknown or malformed; the message names it and where it came from."""
+    """A setting is missing, unknown or malformed; the message names it, where it came from, and
+    what to do about it."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ class Settings:
 # --- loading -------------------------------------------------------------------------------------
 
 _SECTIONS = ("imap", "smtp")
-_ENV: dict[str, str] = {
+ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_ADDRESS": "gm_address",
     "GM_DATABASE_URL": "database_url",
     "GM_TIMEZONE": "timezone",
@@ -137,7 +143,7 @@ def load_settings(config: str | os.PathLike[str] | None = None, environ: Mapping
     if path is not None:
         for name, value in _read_toml(Path(path)).items():
             values[name] = (value, f"{path}: {name}")
-    for var, name in _ENV.items():
+    for var, name in ENV_VARS.items():
         if var in env:
             values[name] = (env[var], var)
     settings = Settings()
@@ -152,7 +158,9 @@ def _read_toml(path: Path) -> dict[str, object]:
         with path.open("rb") as f:
             data = tomllib.load(f)
     except OSError as e:
-        raise SettingsError(f"cannot read the settings file {path}: {e.strerror or e}") from e
+        raise SettingsError(
+            f"cannot read the settings file {path}: {e.strerror or e}: give an existing file with --config or GM_CONFIG"
+        ) from e
     except tomllib.TOMLDecodeError as e:
         raise SettingsError(f"{path}: not valid TOML: {e}") from e
     flat: dict[str, object] = {}
@@ -165,36 +173,48 @@ def _read_toml(path: Path) -> dict[str, object]:
     known = {f.name for f in fields(Settings)}
     unknown = sorted(set(flat) - known)
     if unknown:
-        raise SettingsError(f"{path}: unknown setting(s): {', '.join(unknown)}")
+        raise SettingsError(f"{path}: unknown setting(s): {', '.join(unknown)}: gm.example.toml lists every setting")
     return flat
 
 
-_INTS = {"imap_port", "smtp_port", "max_mail_size"}
+_PORTS = {"imap_port", "smtp_port"}
+_INTS = {"max_mail_size"}
 _FLOATS = {"poll_seconds"}
 _TLS = {"imap_tls", "smtp_tls"}
 
 
+def _whole_number(value: object) -> int | None:
+    if isinstance(value, (bool, float)):
+        return None
+    try:
+        return int(cast(Any, value))
+    except (TypeError, ValueError):
+        return None
+
+
 def _convert(name: str, value: object, where: str) -> Any:
-    if name in _INTS:
-        if isinstance(value, str) and value.strip() == "" and name.endswith("_port"):
+    if name in _PORTS:
+        if isinstance(value, str) and value.strip() == "":
             return None
-        try:
-            number = int(cast(Any, value))
-        except (TypeError, ValueError):
-            raise SettingsError(f"{where}: not a whole number: {value!r}") from None
-        if isinstance(value, (bool, float)) or number <= 0:
-            raise SettingsError(f"{where}: not a positive whole number: {value!r}")
+        port = _whole_number(value)
+        if port is None or not 0 < port < 65536:
+            raise SettingsError(f"{where}: not a port number: {value!r}: give a whole number from 1 to 65535")
+        return port
+    if name in _INTS:
+        number = _whole_number(value)
+        if number is None or number <= 0:
+            raise SettingsError(f"{where}: not a positive whole number: {value!r}: give a size in bytes, such as 1000000")
         return number
     if name in _FLOATS:
         try:
             seconds = float(cast(Any, value))
         except (TypeError, ValueError):
-            raise SettingsError(f"{where}: not a number: {value!r}") from None
-        if isinstance(value, bool) or not seconds > 0:
-            raise SettingsError(f"{where}: not a positive number: {value!r}")
+            seconds = 0.0
+        if isinstance(value, bool) or not 0 < seconds < float("inf"):
+            raise SettingsError(f"{where}: not a positive number: {value!r}: give the seconds between checks, such as 60")
         return seconds
     if not isinstance(value, str):
-        raise SettingsError(f"{where}: expected a string, not {value!r}")
+        raise SettingsError(f"{where}: expected a string, not {value!r}: write it in quotes")
     if name in _TLS:
         mode = value.strip().lower()
         if mode not in TLS_MODES:
@@ -211,6 +231,74 @@ def _check(settings: Settings) -> None:
     try:
         ZoneInfo(settings.timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        raise SettingsError(f"unknown timezone {settings.timezone!r} (GM_TIMEZONE or timezone)") from None
-    if "@" not in settings.gm_address:
-        raise SettingsError(f"the GM address {settings.gm_address!r} is not a mail address (GM_ADDRESS or gm_address)")
+        raise SettingsError(
+            f"unknown timezone {settings.timezone!r} (GM_TIMEZONE or timezone): "
+            "give a name from the tz database, such as UTC or Europe/London"
+        ) from None
+    if settings.database_url is not None:
+        _check_database_url(settings.database_url)
+    if not _is_address(settings.gm_address):
+        raise SettingsError(
+            f"the GM address {settings.gm_address!r} is not a mail address (GM_ADDRESS or gm_address): "
+            "give it as name@domain"
+        )
+    if settings.embedded:
+        if settings.smtp_host:
+            raise SettingsError(
+                "an SMTP host is set (GM_SMTP_HOST or [smtp] host) but no IMAP host: gm reads the GM's mail "
+                "over IMAP, so set GM_IMAP_HOST too, or neither to run gm's own mail servers"
+            )
+        return
+    if settings.gm_address == Settings.gm_address:
+        raise SettingsError(
+            f"no GM address for the mail server {settings.imap_host}: set GM_ADDRESS (or gm_address) "
+            "to the address of the mailbox gm reads"
+        )
+    for what, user, password in (
+        ("IMAP", settings.imap_user, settings.imap_password),
+        ("SMTP", settings.smtp_user, settings.smtp_password),
+    ):
+        if what == "SMTP" and user is None and not password:
+            continue  # no SMTP login given: the IMAP one, or none if the password is set empty
+        prefix, section = f"GM_{what}_", what.lower()
+        if user is None:
+            raise SettingsError(
+                f"no {what} user ({prefix}USER or [{section}] user): "
+                f"set it{'' if password else ' and ' + prefix + 'PASSWORD'} to the login of the GM's mailbox"
+            )
+        if not password:
+            raise SettingsError(
+                f"no {what} password for {user} ({prefix}PASSWORD or [{section}] password): set it "
+                "(with providers that have two-step login, an app password; see docs/mail-account.md)"
+            )
+
+
+def _is_address(address: str) -> bool:
+    local, at, domain = address.partition("@")
+    return bool(at and local and domain) and "@" not in domain and not any(c.isspace() for c in address)
+
+
+URL_FORMS = "sqlite:///path/to/gm.sqlite3 or postgresql+psycopg://user@host/dbname"
+
+
+def _check_database_url(url: str) -> None:
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        # Not echoed: the URL may hold a password.
+        raise SettingsError(f"the database URL (GM_DATABASE_URL or database_url) is not a URL: write {URL_FORMS}") from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise SettingsError(
+            "the database URL (GM_DATABASE_URL or database_url) names no SQLite file, and a database in memory "
+            "is gone when gm stops: write sqlite:///path/to/gm.sqlite3"
+        )
+    try:
+        parsed.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        raise SettingsError(
+            f"unknown kind of database {parsed.drivername!r} (GM_DATABASE_URL or database_url): write {URL_FORMS}"
+        ) from None
+    except ImportError as e:
+        raise SettingsError(
+            f"the database URL asks for {parsed.drivername!r}, whose driver is not installed ({e.name}): write {URL_FORMS}"
+        ) from None

@@ -1,18 +1,27 @@
-"""`gm game new`: the GM creates a game on the command line; players then JOIN it by mail."""
+"""`gm game new`, `gm game list`, `gm game show`: the GM creates and looks at games on the command
+line; players then JOIN them by mail."""
 from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
+from gm.games import GAME_NAME_MAX, find_game, start_game
 from gm.store.db import make_engine, make_session_factory, transaction
-from gm.store.models import Game
+from gm.store.models import Game, OrderRecord, Player
 
 
-def gm(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    env = {"GM_ADDRESS": "gm@example.org", "GM_DATABASE_URL": f"sqlite:///{db}", "PATH": "/usr/bin:/bin"}
+def gm(*args: str, db: Path | None = None, url: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {
+        "GM_ADDRESS": "gm@example.org",
+        "GM_DATABASE_URL": url or f"sqlite:///{db}",
+        "GM_TIMEZONE": "Europe/Paris",
+        "PATH": "/usr/bin:/bin",
+    }
     return subprocess.run([sys.executable, "-m", "gm", *args], capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -28,3 +37,88 @@ def test_game_new_creates_a_forming_game(tmp_path: Path) -> None:
     assert again.returncode == 2 and "there is already a game called ae1" in again.stderr
     bad = gm("game", "new", "x1", "--variant", "chess", db=db)
     assert bad.returncode == 2 and "unknown variant 'chess'" in bad.stderr
+
+
+RULE = (
+    "a game name is 1 to 64 ASCII letters, digits, '-' and '_', starting with a letter or digit; "
+    "case does not matter (AE1 is ae1)"
+)
+
+
+def test_game_names_are_ascii_and_case_insensitive(tmp_path: Path) -> None:
+    db = tmp_path / "gm.sqlite3"
+    done = gm("game", "new", "Spring-1901_A", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "game spring-1901_a (standard) is forming" in done.stdout
+    again = gm("game", "new", "SPRING-1901_a", db=db)
+    assert again.returncode == 2 and "there is already a game called spring-1901_a" in again.stderr
+    # A Cyrillic 'А' looks like the Latin one: refused, and named.
+    look_alike = gm("game", "new", "\u0410e1", db=db)
+    assert look_alike.returncode == 2
+    assert look_alike.stderr.strip() == f"gm game new: {RULE}; '\u0410e1' is not ('\u0410' is CYRILLIC CAPITAL LETTER A)"
+    kelvin = gm("game", "new", "\u212Aing", db=db)  # lower-cases to an ASCII 'k'
+    assert kelvin.returncode == 2 and "KELVIN SIGN" in kelvin.stderr
+    long = gm("game", "new", "a" * (GAME_NAME_MAX + 1), db=db)
+    assert long.returncode == 2 and f"({GAME_NAME_MAX + 1} characters)" in long.stderr
+    assert gm("game", "new", "a" * GAME_NAME_MAX, db=db).returncode == 0
+    for bad in ("-x", "a b", "a.b", "a'b"):
+        refused = gm("game", "new", "--", bad, db=db)
+        assert refused.returncode == 2 and RULE in refused.stderr, bad
+    help_text = " ".join(gm("game", "new", "--help", db=db).stdout.split())
+    assert "1 to 64 ASCII letters, digits, '-' and '_'" in help_text and "case does not matter" in help_text
+    with transaction(make_session_factory(make_engine(f"sqlite:///{db}"))) as s:
+        assert find_game(s, "Spring-1901_A") is not None
+        assert find_game(s, "\u0410e1") is None
+
+
+def test_game_list_and_show(db_url: str) -> None:
+    assert gm("game", "list", url=db_url).stdout == "no games yet: gm game new NAME creates one\n"
+    for args in (["ae1", "--variant", "ambition"], ["std"]):
+        done = gm("game", "new", *args, url=db_url)
+        assert done.returncode == 0, done.stderr
+    # Every power of 'std' taken, so it starts; England's orders in, France's in part.
+    with transaction(make_session_factory(make_engine(db_url))) as s:
+        game = find_game(s, "std")
+        assert game is not None
+        players = {}
+        for power in ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"):
+            players[power] = Player(game_id=game.id, power=power, email=f"{power.lower()}@players.example", password_hash="-")
+            s.add(players[power])
+        s.flush()
+        phase = start_game(s, game).row
+        game.deadline_at = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+        for power, unit, order in (
+            ("England", "LON", "F Lon - Nth"),
+            ("England", "EDI", "F Edi - Nrg"),
+            ("England", "LVP", "A Lvp - Yor"),
+            ("France", "PAR", "A Par - Bur"),
+        ):
+            s.add(OrderRecord(game_id=game.id, phase_id=phase.id, player_id=players[power].id, power=power,
+                              text=order, canonical=order, unit=unit))
+    listing = gm("game", "list", url=db_url)
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.splitlines() == [
+        "ae1  ambition  forming  -                      0/10 powers taken",
+        "std  standard  active   Spring 1901, Movement  7/7 powers taken",
+    ]
+    show = gm("game", "show", "STD", url=db_url)
+    assert show.returncode == 0, show.stderr
+    lines = show.stdout.splitlines()
+    assert lines[:3] == ["game std", "variant   standard (Diplomacy (standard map))", "status    active"]
+    assert lines[3].startswith("created   20") and lines[3].endswith(("CET", "CEST"))
+    assert lines[4:7] == ["phase     Spring 1901, Movement", "deadline  2026-03-01 13:00 CET", "powers:"]
+    assert lines[7:] == [
+        "  Austria  austria@players.example  0 of 3 orders in",
+        "  England  england@players.example  orders in",
+        "  France   france@players.example   1 of 3 orders in",
+        "  Germany  germany@players.example  0 of 3 orders in",
+        "  Italy    italy@players.example    0 of 3 orders in",
+        "  Russia   russia@players.example   0 of 4 orders in",
+        "  Turkey   turkey@players.example   0 of 3 orders in",
+    ]
+    forming = gm("game", "show", "ae1", url=db_url).stdout.splitlines()
+    assert forming[4:7] == ["phase     -", "deadline  none", "powers:"]
+    assert forming[7] == "  Austria         (open)" and len(forming) == 7 + 10
+    missing = gm("game", "show", "nope", url=db_url)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "gm game show: there is no game called nope: gm game list shows them"

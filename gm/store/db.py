@@ -10,6 +10,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -136,24 +137,35 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
-def upgrade(url: str, revision: str = "head") -> None:
+Revisions = tuple[str | None, str | None]  # the database's revision before and after; None: no tables
+
+
+def upgrade(url: str, revision: str = "head") -> Revisions:
     """Bring the database at `url` up to `revision` (the latest by default), making it if need be."""
-    _migrate(url, command.upgrade, revision)
+    return _migrate(url, command.upgrade, revision)
 
 
-def downgrade(url: str, revision: str) -> None:
+def downgrade(url: str, revision: str) -> Revisions:
     """Take the database at `url` back down to `revision` ('base': no tables at all)."""
-    _migrate(url, command.downgrade, revision)
+    return _migrate(url, command.downgrade, revision)
 
 
-def _migrate(url: str, step: Callable[[Config, str], None], revision: str) -> None:
+def _migrate(url: str, step: Callable[[Config, str], None], revision: str) -> Revisions:
     engine = make_engine(url, poolclass=NullPool)
     try:
-        # Not in a transaction yet: migrations/env.py sets SQLite pragmas first, then begins one.
         with engine.connect() as connection:
+            before = _revision(connection)
+            # Not in a transaction now: migrations/env.py sets SQLite pragmas first, then begins one.
             step(alembic_config(connection), revision)
+            return before, _revision(connection)
     finally:
         engine.dispose()
+
+
+def _revision(connection: Connection) -> str | None:
+    current = MigrationContext.configure(connection).get_current_revision()
+    connection.rollback()  # the read began a transaction
+    return current
 
 
 # --- positions as JSON --------------------------------------------------------------------------

@@ -1,11 +1,23 @@
 """Settings: defaults, then the TOML file, then GM_* variables; clear errors for bad values."""
 from __future__ import annotations
 
+import re
+import tomllib
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from gm.settings import MailServer, Settings, SettingsError, load_settings
+from gm.settings import ENV_VARS, MailServer, Settings, SettingsError, load_settings
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "gm.example.toml"
+# The least a real mail server needs; the tests below change one thing at a time.
+REAL = {
+    "GM_ADDRESS": "judge@example.org",
+    "GM_IMAP_HOST": "mail.example.org",
+    "GM_IMAP_USER": "judge",
+    "GM_IMAP_PASSWORD": "pw",
+}
 
 TOML = """\
 gm_address = "judge@example.org"
@@ -88,7 +100,7 @@ def test_an_empty_imap_host_in_the_environment_means_embedded(config: Path) -> N
 
 def test_default_ports_follow_the_tls_mode() -> None:
     for tls, imap, smtp in (("ssl", 993, 465), ("starttls", 143, 587), ("none", 143, 25)):
-        env = {"GM_IMAP_HOST": "mail.example.org", "GM_IMAP_TLS": tls, "GM_SMTP_TLS": tls}
+        env = {**REAL, "GM_IMAP_TLS": tls, "GM_SMTP_TLS": tls}
         settings = load_settings(environ=env)
         assert (settings.imap_server().port, settings.smtp_server().port) == (imap, smtp)
 
@@ -101,18 +113,79 @@ def test_the_database_url_is_taken_as_given() -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"GM_IMAP_PORT": "imap"}, "GM_IMAP_PORT: not a whole number"),
-        ({"GM_SMTP_PORT": "-1"}, "GM_SMTP_PORT: not a positive"),
+        ({"GM_IMAP_PORT": "imap"}, "GM_IMAP_PORT: not a port number: 'imap': give a whole number from 1 to 65535"),
+        ({"GM_SMTP_PORT": "-1"}, "GM_SMTP_PORT: not a port number"),
+        ({"GM_SMTP_PORT": "65536"}, "GM_SMTP_PORT: not a port number"),
+        ({"GM_IMAP_PORT": "99.5"}, "GM_IMAP_PORT: not a port number"),
         ({"GM_IMAP_TLS": "tls"}, "GM_IMAP_TLS: must be one of none, starttls, ssl"),
+        ({"GM_SMTP_TLS": "yes"}, "GM_SMTP_TLS: must be one of none, starttls, ssl"),
         ({"GM_POLL_SECONDS": "0"}, "GM_POLL_SECONDS: not a positive number"),
-        ({"GM_TIMEZONE": "Mars/Olympus"}, "unknown timezone"),
-        ({"GM_ADDRESS": "judge"}, "not a mail address"),
-        ({"GM_CONFIG": "/nonexistent/gm.toml"}, "cannot read the settings file"),
+        ({"GM_POLL_SECONDS": "-5"}, "GM_POLL_SECONDS: not a positive number"),
+        ({"GM_POLL_SECONDS": "soon"}, "GM_POLL_SECONDS: not a positive number"),
+        ({"GM_MAX_MAIL_SIZE": "0"}, "GM_MAX_MAIL_SIZE: not a positive whole number"),
+        ({"GM_TIMEZONE": "Mars/Olympus"}, "unknown timezone 'Mars/Olympus'.*such as UTC"),
+        ({"GM_ADDRESS": "judge"}, "not a mail address.*name@domain"),
+        ({"GM_ADDRESS": "a b@example.org"}, "not a mail address"),
+        ({"GM_CONFIG": "/nonexistent/gm.toml"}, "cannot read the settings file.*--config or GM_CONFIG"),
+        ({"GM_DATABASE_URL": "postgresql+psycopg://::::"}, r"the database URL \(GM_DATABASE_URL or database_url\) is not a URL"),
+        ({"GM_DATABASE_URL": "nosuchdb://x"}, "unknown kind of database 'nosuchdb'"),
+        ({"GM_DATABASE_URL": "sqlite://"}, "names no SQLite file"),
+        ({"GM_SMTP_HOST": "smtp.example.org"}, "an SMTP host is set .* but no IMAP host"),
     ],
 )
 def test_bad_values_are_named(env: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
         load_settings(environ=env)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"GM_IMAP_USER": ""}, r"no IMAP user \(GM_IMAP_USER or \[imap\] user\)"),
+        ({"GM_IMAP_PASSWORD": ""}, r"no IMAP password for judge \(GM_IMAP_PASSWORD"),
+        ({"GM_ADDRESS": None}, r"no GM address for the mail server mail.example.org: set GM_ADDRESS"),
+        ({"GM_SMTP_USER": "sender"}, r"no SMTP password for sender \(GM_SMTP_PASSWORD"),
+        ({"GM_SMTP_PASSWORD": "pw2"}, r"no SMTP user \(GM_SMTP_USER"),
+    ],
+)
+def test_a_real_mail_server_needs_a_login_and_an_address(change: dict[str, str | None], message: str) -> None:
+    assert not load_settings(environ=REAL).embedded
+    env = {var: value for var, value in {**REAL, **change}.items() if value is not None}  # None: not given
+    with pytest.raises(SettingsError, match=message):
+        load_settings(environ=env)
+
+
+def test_an_smtp_login_is_both_or_neither() -> None:
+    both = load_settings(environ={**REAL, "GM_SMTP_USER": "sender", "GM_SMTP_PASSWORD": "pw2"})
+    assert (both.smtp_server().user, both.smtp_server().password) == ("sender", "pw2")
+    neither = load_settings(environ=REAL)
+    assert (neither.smtp_server().user, neither.smtp_server().password) == ("judge", "pw")
+    # Both set empty: no SMTP login at all (a relay that takes mail without one).
+    none = load_settings(environ={**REAL, "GM_SMTP_USER": "", "GM_SMTP_PASSWORD": ""})
+    assert not none.smtp_server().user and not none.smtp_server().password
+
+
+def _uncomment(text: str) -> str:
+    """gm.example.toml with every commented-out setting put back."""
+    return re.sub(r"(?m)^# (?=[a-z_]+ = )", "", text)
+
+
+def test_the_example_file_lists_every_setting_and_loads(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text()
+    # As shipped every setting is commented out: the file loads, to the defaults.
+    assert load_settings(EXAMPLE, environ={}) == Settings()
+    data = tomllib.loads(_uncomment(text))
+    keys = {key for key, value in data.items() if not isinstance(value, dict)}
+    keys |= {f"{section}_{key}" for section in ("imap", "smtp") for key in data[section]}
+    assert keys == {f.name for f in fields(Settings)}
+    missing = [var for var in [*ENV_VARS, "GM_CONFIG"] if var not in text]
+    assert not missing, f"gm.example.toml does not name {missing}"
+    # Every setting given at once is a working configuration for a real mail account.
+    full = tmp_path / "full.toml"
+    full.write_text(_uncomment(text))
+    settings = load_settings(full, environ={})
+    assert settings.imap_server() == MailServer("imap.example.org", 993, "ssl", "judge@example.org", "app-password")
+    assert settings.smtp_server() == MailServer("smtp.example.org", 587, "starttls", "judge@example.org", "app-password")
 
 
 def test_unknown_keys_and_bad_toml_in_the_file(tmp_path: Path) -> None:
