@@ -664,7 +664,8 @@ def parse_order(
     `power` may be written loosely ('english'); the order carries the variant's name for it.
     With `state`, an order for a fleet on a split coast gets the coast ('F StP S ...' -> 'STP/SC').
     """
-    power = resolve_power(variant, power) or power
+    if power not in variant.powers:
+        power = resolve_power(variant, power) or power
     if _QUOTE_MARK.match(text):
         return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
                                        "text, not an order")

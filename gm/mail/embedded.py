@@ -296,6 +296,17 @@ if not any(isinstance(f, _AiosmtpdNoise) for f in _aiosmtpd_log.filters):
     _aiosmtpd_log.addFilter(_AiosmtpdNoise())
 
 
+DATA_SIZE_LIMIT = 32 * 1024 * 1024
+
+
+class _SMTP(SMTP):
+    """aiosmtpd's server, taking lines of any length up to the size of a whole mail: aiosmtpd
+    refuses a line over RFC 5321's 1,000 octets, where real servers take it (Postfix folds long
+    lines and refuses none), and mail programs do send one line of base64 or HTML that long."""
+
+    line_length_limit = DATA_SIZE_LIMIT
+
+
 async def _start_smtp(stack: AsyncExitStack, handler: _Delivery, users: _Users, password: str, port: int) -> int:
     """aiosmtpd on loopback, in this loop; returns the port."""
 
@@ -312,13 +323,13 @@ async def _start_smtp(stack: AsyncExitStack, handler: _Delivery, users: _Users, 
     def factory() -> SMTP:
         with warnings.catch_warnings():  # "AUTH without TLS": on loopback only, knowingly
             warnings.filterwarnings("ignore", "Requiring AUTH while not requiring TLS", UserWarning)
-            protocol = SMTP(
+            protocol = _SMTP(
                 handler,
                 hostname="localhost",
                 authenticator=authenticate,
                 auth_required=True,
                 auth_require_tls=False,
-                data_size_limit=32 * 1024 * 1024,
+                data_size_limit=DATA_SIZE_LIMIT,
             )
         protocols.add(protocol)
         return protocol

@@ -17,16 +17,16 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import insert, or_, select
+from sqlalchemy import insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from gm.games import allocations_on_file, orders_on_file, units_without_orders, variant_of
+from gm.games import units_without_orders, variant_of
 from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.reply import PowerStatus, render_ack
 from gm.store.db import transaction
-from gm.store.models import InboundMail, OutboundMail, new_message_id, utcnow
+from gm.store.models import InboundMail, OrderRecord, OutboundMail, SecretAllocation, new_message_id, utcnow
 from gm.store.passwords import PasswordVerifier
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,7 @@ class _Batch:
                 for i, mail_values, inbound_id in zip(new, values, ids, strict=True):
                     row = _InboundRow(session, mail_values, inbound_id)
                     outcomes[i] = self._record(session, lookups, i, row, replies, careful=False)
+                orders.write_orders(session, lookups)
                 if replies:
                     session.connection().execute(_INSERT_OUTBOX, replies)
                 return outcomes
@@ -157,7 +158,7 @@ class _Batch:
                             session.connection().execute(_INSERT_OUTBOX, replies)
                     outcomes[i] = outcome
                 except Exception as e:
-                    lookups.forget()  # it may hold what was just undone
+                    lookups.forget_pending()  # it may hold what was just undone
                     if isinstance(e, IntegrityError):  # recorded by another process meanwhile
                         continue  # a duplicate
                     log.exception("mail %s failed; left for a later attempt", self.messages[i].message_id)
@@ -209,6 +210,9 @@ class _Batch:
         size, max_size = mail.full_size, self.max_size
         outcome = row.outcome
         reply = _reply(session, lookups, message, outcome, row.id, size, max_size, self.verifier, careful)
+        if reply is not None and outcome.startswith("automatic"):
+            outcome = "processed"  # list or bulk mail that signed on: a player's after all
+            row.set_outcome(outcome)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
         inbound_id = row.id()
@@ -245,6 +249,14 @@ class _InboundRow:
     def outcome(self) -> str:
         """What becomes of the mail (see _outcome), as the row records it."""
         return str(self.values["outcome"])
+
+    def set_outcome(self, outcome: str) -> None:
+        self.values["outcome"] = outcome
+        if self.row_id is not None:
+            table = InboundMail.__table__
+            self.session.connection().execute(
+                update(table).where(table.c.id == self.row_id).values(outcome=outcome)
+            )
 
     def id(self) -> int:
         if self.row_id is None:
@@ -290,7 +302,8 @@ def _seen_before(
 
 
 def _outcome(message: InboundMessage, size: int, max_size: int) -> str:
-    """What becomes of the mail: 'processed' unless it is never read or never answered."""
+    """What becomes of the mail: 'processed' unless it is never read or never answered. (List or
+    bulk mail is 'automatic' here, and 'processed' once it signs on: see _reply.)"""
     if message.automatic:
         return f"automatic: {message.automatic}"
     if not message.sender:
@@ -312,14 +325,17 @@ def _reply(
     careful: bool,
 ) -> str | None:
     """Carry out the commands of a mail to be processed; the acknowledgement text (None: no reply
-    at all, for mail that must never be answered)."""
+    at all, for mail that must never be answered). Mail with only list or bulk headers (which a
+    relay may add to a player's mail) is processed too, and answered only if it signs on (SIGNON
+    or JOIN with the right password): a list's or a robot's mail never does."""
     if outcome == "too large":
         refused = (
             f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
             "Nothing in it was read. Send your orders as plain text, without attachments."
         )
         return render_ack(message.subject, [], None, [], refused=refused)
-    if outcome != "processed":
+    list_mail = message.soft_automatic and size <= max_size
+    if outcome != "processed" and not list_mail:
         return None
     ctx = Context(session=session, message=message, record_mail=record_mail, verifier=verifier, lookups=lookups)
     for line in command_lines(message.text)[:MAX_LINES]:
@@ -327,7 +343,8 @@ def _reply(
         if command is None:
             run = functools.partial(orders.run, ctx, line)
         else:
-            orders.write_orders(ctx)  # a command may read or withdraw them (CLEAR)
+            if careful:  # written outside the command's savepoint, which may be undone
+                orders.write_orders(session, lookups)
             run = functools.partial(command.run, ctx, args, line)
         if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again
             run()
@@ -341,7 +358,10 @@ def _reply(
                 ctx.reject(line, "the judge could not carry this out (the GM has been told)")
         if ctx.signed_off:
             break
-    orders.write_orders(ctx)
+    if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
+        orders.write_orders(session, lookups)
+    if outcome != "processed" and ctx.player is None:
+        return None  # list or bulk mail that did not sign on: never answered
     return render_ack(message.subject, ctx.results, _status(ctx), ctx.sections)
 
 
@@ -353,9 +373,9 @@ def _status(ctx: Context) -> PowerStatus | None:
         return None
     variant = variant_of(ctx.game)
     power = ctx.player.power
-    orders = orders_on_file(ctx.session, phase.row, power)
+    orders = ctx.lookups.on_file(OrderRecord, phase.row, power)
     points = variant.rules.points_available(variant, phase.state, power)
-    allocations = [] if points is None else allocations_on_file(ctx.session, phase.row, power)
+    allocations = [] if points is None else ctx.lookups.on_file(SecretAllocation, phase.row, power)
     return PowerStatus(
         power=power,
         game=ctx.game.name,

@@ -246,11 +246,20 @@ class AuditEntry(Base):
 
 
 class AuthFailure(Base):
-    """A wrong password, kept to rate-limit guessing by sender."""
+    """A wrong password, kept to limit guessing by sender, by target (a power of a game, whoever
+    claims to send) and in all, and to tell the player at the next sign-on."""
 
     __tablename__ = "auth_failures"
-    __table_args__ = (Index("ix_auth_failures_sender_at", "sender", "at"),)
+    __table_args__ = (
+        Index("ix_auth_failures_sender_at", "sender", "at"),
+        Index("ix_auth_failures_game_id_power_at", "game_id", "power", "at"),
+        Index("ix_auth_failures_at", "at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     sender: Mapped[str] = mapped_column(String(EMAIL))
     at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The power the password was given for; NULL when the game or power named does not exist.
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    power: Mapped[str | None] = mapped_column(String(64))
+    reported_at: Mapped[datetime | None]  # when the player was told of it

@@ -50,11 +50,21 @@ class PasswordVerifier:
         self._known: OrderedDict[bytes, None] = OrderedDict()
         self._capacity = capacity
 
-    def check(self, password_hash: str, password: str) -> bool:
-        tag = hmac.new(self._key, f"{password_hash}\0{password}".encode(), hashlib.sha256).digest()
+    def _tag(self, password_hash: str, password: str) -> bytes:
+        return hmac.new(self._key, f"{password_hash}\0{password}".encode(), hashlib.sha256).digest()
+
+    def known(self, password_hash: str, password: str) -> bool:
+        """Whether this pair verified before: a check that costs no hashing."""
+        tag = self._tag(password_hash, password)
         if tag in self._known:
             self._known.move_to_end(tag)
             return True
+        return False
+
+    def check(self, password_hash: str, password: str) -> bool:
+        if self.known(password_hash, password):
+            return True
+        tag = self._tag(password_hash, password)
         if not check_password(password_hash, password):
             return False
         self._known[tag] = None

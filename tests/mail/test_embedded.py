@@ -4,6 +4,7 @@ them, from mail in to reply out, stopped cleanly by a signal."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import email
 import email.policy
 import os
@@ -90,6 +91,33 @@ async def test_smtp_wants_a_mailbox_and_the_password_and_a_sensible_address(
             await submit(replace(mail.smtp, user=None, password=None), player_mail())
         with pytest.raises(aiosmtplib.SMTPRecipientsRefused):
             await submit(mail.smtp, player_mail(), recipients=['"a b"@example.org'])
+
+
+async def test_a_mail_with_a_very_long_line_is_delivered(tmp_path: Path, read_mailbox: ReadMailbox) -> None:
+    """One line of base64 far over RFC 5321's 1,000 octets, as some mail programs send: real
+    servers take it, and so does the embedded one."""
+    line = base64.b64encode(os.urandom(75_000)).decode()
+    assert len(line) == 100_000
+    raw = (
+        f"From: {ALICE}\r\nTo: {GM}\r\nSubject: the map\r\nMessage-ID: <long-line@example.org>\r\n"
+        "MIME-Version: 1.0\r\nContent-Type: application/octet-stream\r\n"
+        f"Content-Transfer-Encoding: base64\r\n\r\n{line}\r\n"
+    ).encode()
+    async with embedded_mail(tmp_path, GM) as mail:
+        server = mail.smtp
+        await aiosmtplib.send(
+            raw,
+            sender=ALICE,
+            recipients=[GM],
+            hostname=server.host,
+            port=server.port,
+            username=server.user,
+            password=server.password,
+            start_tls=False,
+            timeout=10,
+        )
+        (stored,) = await read_mailbox(mail.imap)
+        assert line.encode() in stored.raw
 
 
 def test_mailbox_names() -> None:

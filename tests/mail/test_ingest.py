@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
+from gm.mail import auth
 from gm.mail import ingest as ingest_module
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
 from gm.mail.message import ACK_MARKER
@@ -18,6 +19,7 @@ from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import (
     AuthFailure,
     Game,
+    GamePhase,
     InboundMail,
     OrderRecord,
     OutboundMail,
@@ -152,18 +154,82 @@ def test_njudge_signon_form(game: Judge) -> None:
     assert line_of(ack, "F Lon - Nth") == "accepted = F LON - NTH"
 
 
-def test_wrong_password_changes_nothing_and_is_rate_limited(game: Judge) -> None:
-    for _ in range(5):
-        ack = game.say("mallory@evil.example", "SIGNON France g1 guess\nA Par - Bur")
-        assert line_of(ack, "SIGNON France g1 ********") == "REJECTED : wrong password for France in g1"
-        assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order: sign on first")
-    ack = game.say("mallory@evil.example", "SIGNON France g1 pw-France\nA Par - Bur")
-    assert "too many wrong passwords" in ack
+def test_wrong_password_changes_nothing(game: Judge) -> None:
+    ack = game.say("mallory@evil.example", "SIGNON France g1 guess\nA Par - Bur")
+    assert line_of(ack, "SIGNON France g1 ********") == "REJECTED : wrong password for France in g1"
+    assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order: sign on first")
     assert game.current_orders("France") == []
-    assert game.count(AuthFailure) == 5
+    with transaction(game.sf) as s:
+        failure = s.scalars(select(AuthFailure)).one()
+        assert (failure.sender, failure.power) == ("mallory@evil.example", "France")
+
+
+def _failures(judge: Judge, n: int, *, sender: str | None = None, power: str | None = None) -> None:
+    """n wrong passwords on record, as guessing in the last minutes would leave them."""
+    with transaction(judge.sf) as s:
+        game_id = s.scalar(select(Game.id).where(Game.name == "g1")) if power else None
+        s.add_all(AuthFailure(sender=sender or f"guess{i}@evil.example", game_id=game_id, power=power)
+                  for i in range(n))
+
+
+def test_guessing_is_limited_per_sender(game: Judge) -> None:
+    _failures(game, auth.PER_SENDER, sender="mallory@evil.example")
+    ack = game.say("mallory@evil.example", "SIGNON France g1 pw-France\nA Par - Bur")
+    assert "too many wrong passwords from this address" in ack
+    assert game.current_orders("France") == []
     # The right password from another address still works: the From line proves nothing either way.
-    ack = game.say("someone@else.example", "SIGNON France g1 pw-France\nA Par - Bur")
+    game.say("someone@else.example", "SIGNON France g1 pw-France\nA Par - Bur")
     assert game.current_orders("France") == ["A PAR - BUR"]
+
+
+def test_guessing_is_limited_per_power_whatever_the_sender(game: Judge) -> None:
+    """Rotating the From address gains nothing: the guesses for one power are counted together."""
+    _failures(game, auth.PER_POWER, power="France")
+    with transaction(game.sf) as s:
+        before = s.scalar(select(func.count()).select_from(AuthFailure))
+    ack = game.say("new-address@evil.example", "SIGNON France g1 guess")
+    assert "too many wrong passwords for France in g1" in ack
+    ack = game.say("france@players.example", "SIGNON England g1 pw-England")
+    assert "signed on as England" in ack  # other powers are not held up
+    assert game.count(AuthFailure) == before  # refused unchecked: nothing hashed, nothing counted
+
+
+def test_guessing_has_a_ceiling_in_all(game: Judge) -> None:
+    _failures(game, auth.IN_ALL)
+    ack = game.say("anyone@x.example", "SIGNON Turkey g1 pw-Turkey")
+    assert "the judge takes no passwords for now" in ack
+
+
+def test_the_right_password_works_after_guesses_in_the_players_name(game: Judge) -> None:
+    """Ten wrong passwords sent from the player's own address (forged) do not lock the player out,
+    and the player is told of them at the next sign-on."""
+    for _ in range(10):
+        game.say("france@players.example", "SIGNON France g1 guess")
+    ack = game.say("france@players.example", "SIGNON France g1 pw-France\nA Par - Bur")
+    assert line_of(ack, "A Par - Bur") == "accepted = A PAR - BUR"
+    assert "warning: 10 wrong passwords for France were sent to the judge" in ack
+    ack = game.say("france@players.example", "SIGNON France g1 pw-France")
+    assert "wrong passwords" not in ack  # told once
+
+
+def test_a_password_verified_before_works_past_every_limit(game: Judge) -> None:
+    game.say("france@players.example", "SIGNON France g1 pw-France")
+    _failures(game, auth.IN_ALL)
+    ack = game.say("france@players.example", "SIGNON France g1 pw-France\nA Par - Bur")
+    assert game.current_orders("France") == ["A PAR - BUR"], ack
+
+
+def test_a_failed_second_signon_leaves_the_mail_signed_off(game: Judge) -> None:
+    ack = game.say("x@x.example", "SIGNON France g1 pw-France\nSIGNON England g1 wrong\nA Par - Bur")
+    assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order: sign on first")
+    assert game.current_orders("France") == []
+
+
+def test_password_checks_per_mail_are_bounded(game: Judge) -> None:
+    body = "\n".join(f"SIGNON France g1 guess{i}" for i in range(auth.CHECKS_PER_MAIL + 3))
+    ack = game.say("x@x.example", body)
+    assert ack.count(f"at most {auth.CHECKS_PER_MAIL} sign-ons are read in one mail") == 3
+    assert game.count(AuthFailure) == auth.CHECKS_PER_MAIL
 
 
 def test_clear_withdraws_the_orders(game: Judge) -> None:
@@ -177,9 +243,62 @@ def test_set_password_and_address(game: Judge) -> None:
     ack = game.say("fr@x.example", "SIGNON France g1 pw-France\nSET PASSWORD newpw\nSET ADDRESS France <new@x.example>")
     assert "newpw" not in ack
     assert line_of(ack, "SET PASSWORD ********") == "accepted = password changed"
-    assert line_of(ack, "SET ADDRESS France <new@x.example>") == "accepted = mail for France now goes to new@x.example"
+    assert line_of(ack, "SET ADDRESS France <new@x.example>") == (
+        "accepted = mail for France now goes to new@x.example (it went to france@players.example)")
     assert "wrong password" in game.say("fr@x.example", "SIGNON France g1 pw-France")
     assert "signed on as France" in game.say("fr@x.example", "SIGNON France g1 newpw")
+
+
+@pytest.mark.parametrize("address", ["nobody", "a b@c.example", "x@", "@x.example", "x@localhost", "x@[127.0.0.1]",
+                                     "x@y..example"])
+def test_set_address_refuses_what_is_no_mail_address(game: Judge, address: str) -> None:
+    ack = game.say("france@players.example", f"SIGNON France g1 pw-France\nSET ADDRESS {address}")
+    assert line_of(ack, f"SET ADDRESS {address}").startswith(f"REJECTED : {address!r} is not a mail address")
+    with transaction(game.sf) as s:
+        assert s.scalar(select(Player.email).where(Player.power == "France")) == "france@players.example"
+
+
+def test_one_new_password_a_mail(game: Judge) -> None:
+    ack = game.say("france@players.example", "SIGNON France g1 pw-France\nSET PASSWORD one\nSET PASSWORD two")
+    assert ack.count("= password changed") == 1
+    assert ": one new password a mail (JOIN or SET PASSWORD): send this line in a mail of its own" in ack
+    assert "signed on as France" in game.say("france@players.example", "SIGNON France g1 one")
+
+
+def test_new_passwords_per_sender_are_bounded(game: Judge) -> None:
+    for i in range(auth.NEW_PER_SENDER - 1):  # the JOIN of the fixture was the first
+        game.say("france@players.example", f"SIGNON France g1 {'pw-France' if i == 0 else f'p{i - 1}'}\nSET PASSWORD p{i}")
+    ack = game.say("france@players.example", f"SIGNON France g1 p{auth.NEW_PER_SENDER - 2}\nSET PASSWORD last")
+    assert line_of(ack, "SET PASSWORD ********") == "REJECTED : too many new passwords from this address: try again in an hour"
+
+
+def test_one_address_plays_one_power_unless_the_game_allows_more(judge: Judge) -> None:
+    with transaction(judge.sf) as s:
+        create_game(s, "g1", "standard")
+        create_game(s, "g2", "standard").options = {"several_powers_per_address": True}
+    judge.say("me@x.example", "JOIN g1 France pw1")
+    ack = judge.say("me@x.example", "JOIN g1 England pw2")
+    assert line_of(ack, "JOIN g1 England ********") == (
+        "REJECTED : this address plays France in g1 already: one address plays one power")
+    judge.say("me@x.example", "JOIN g2 France pw1")
+    ack = judge.say("me@x.example", "JOIN g2 England pw2")
+    assert line_of(ack, "JOIN g2 England ********").startswith("accepted = you play England in g2")
+
+
+@pytest.mark.parametrize("line, shown", [
+    ("JOIN g1 hunter2", "JOIN g1 ********"),
+    ("JOIN hunter2", "JOIN ********"),
+    ("SINGON France g1 hunter2", "SINGON France g1 ********"),
+    ("Sign-on France g1 hunter2", "Sign-on France g1 ********"),
+    ("SET PASWORD hunter2", "SET PASWORD ********"),
+    ("SET PASSWORD hunter2 hunter2", "SET PASSWORD hunter2 ********"),
+])
+def test_a_password_is_never_shown_back(game: Judge, line: str, shown: str) -> None:
+    ack = game.say("france@players.example", f"SIGNON France g1 pw-France\n{line}")
+    assert "pw-France" not in ack
+    assert shown in ack
+    if line.count("hunter2") == 1:
+        assert "hunter2" not in ack
 
 
 def test_list_help_summary_history_signoff(game: Judge) -> None:
@@ -192,6 +311,24 @@ def test_list_help_summary_history_signoff(game: Judge) -> None:
     assert "no phase has been played yet" in ack
     assert "A Par - Bur" not in ack  # after SIGNOFF nothing is read
     assert game.current_orders("France") == []
+
+
+def test_history_never_shows_an_allocation_but_to_its_owner(game: Judge) -> None:
+    """Allocations are secret whether or not their results entry says so."""
+    with transaction(game.sf) as s:
+        phase = s.scalars(select(GamePhase)).one()
+        phase.adjudicated_at = phase.opened_at
+        phase.results_json = {"orders": [
+            {"power": "France", "order": "A PAR - BUR", "result": "succeeds"},
+            {"power": "France", "order": "DP 2 A TUS - ROM", "result": "counted"},
+            {"power": "France", "order": "IP 1 F NAP H", "result": "counted", "kind": "allocation"},
+            {"power": "France", "order": "HOME MAR", "result": "counted", "secret": True},
+        ]}
+    england = game.say("england@players.example", "SIGNON England g1 pw-England\nHISTORY")
+    assert "A PAR - BUR" in england
+    assert "DP 2" not in england and "IP 1" not in england and "HOME MAR" not in england
+    france = game.say("france@players.example", "SIGNON France g1 pw-France\nHISTORY")
+    assert "DP 2 A TUS - ROM" in france and "IP 1 F NAP H" in france and "HOME MAR" in france
 
 
 def test_join_errors(game: Judge) -> None:
@@ -239,6 +376,71 @@ def test_automatic_mail_is_recorded_and_never_answered(game: Judge) -> None:
         assert out.outcome.startswith("automatic") and out.replies == 0
     assert game.count(OutboundMail) == before
     assert game.current_orders("France") == []
+
+
+def _recorded_outcome(judge: Judge, inbound_id: int | None) -> str | None:
+    with transaction(judge.sf) as s:
+        return s.scalar(select(InboundMail.outcome).where(InboundMail.id == inbound_id))
+
+
+# What a mailing list or a relay adds to a player's mail on its way to the judge.
+LIST_HEADERS = {"Precedence": "bulk", "List_Id": "<players.x.example>", "List_Unsubscribe": "<mailto:leave@x.example>"}
+
+
+@pytest.mark.parametrize("headers", [{"Precedence": "bulk"}, {"Precedence": "list"}, LIST_HEADERS])
+def test_list_or_bulk_mail_that_signs_on_is_a_players_and_answered(game: Judge, headers: dict[str, str]) -> None:
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", **headers))
+    assert (out.outcome, out.replies) == ("processed", 1)
+    assert _recorded_outcome(game, out.inbound_id) == "processed"
+    assert line_of(game.last_reply("fr@x.example"), "A Par-Bur") == "accepted = A PAR - BUR"
+    assert game.current_orders("France") == ["A PAR - BUR"]
+    # JOIN signs on too
+    with transaction(game.sf) as s:
+        create_game(s, f"g{len(headers) + 1}", "standard")
+    out = game.send(mail("new@x.example", f"JOIN g{len(headers) + 1} France pw", **headers))
+    assert (out.outcome, out.replies) == ("processed", 1)
+
+
+def test_list_or_bulk_mail_that_does_not_sign_on_is_never_answered(game: Judge) -> None:
+    before = game.count(OutboundMail)
+    for body in ("A Par-Bur", "LIST\nHELP", "SIGNON France g1 wrong\nA Par-Bur", "SIGNON France g9 pw-France"):
+        out = game.send(mail("fr@x.example", body, **LIST_HEADERS))
+        assert (out.outcome, out.replies) == ("automatic: Precedence: bulk", 0)
+        assert _recorded_outcome(game, out.inbound_id) == "automatic: Precedence: bulk"
+    assert game.count(OutboundMail) == before
+    assert game.current_orders("France") == []
+
+
+def test_signs_of_a_machines_mail_are_never_answered_even_with_a_password(game: Judge) -> None:
+    for headers in ({"Auto_Submitted": "auto-replied"}, {"Precedence": "auto_reply"}, {"X_Autoreply": "yes"},
+                    {"Auto_Submitted": "auto-generated", **LIST_HEADERS}):
+        out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", **headers))
+        assert out.outcome.startswith("automatic") and out.replies == 0
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", subject="Automatic reply: orders",
+                         Precedence="bulk"))
+    assert out.outcome == "automatic: Subject: Automatic reply" and out.replies == 0
+    assert game.current_orders("France") == []
+
+
+def test_list_mail_in_a_batch_done_again_mail_by_mail(game: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the careful run (a savepoint per mail) the row of a list mail that signs on is written
+    as it is processed, and says so too."""
+    from gm.mail.commands import summary
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(summary, "run", broken)
+    raws = [
+        mail("en@x.example", "SIGNON England g1 pw-England\nSUMMARY\nF Lon-Nth"),
+        mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", **LIST_HEADERS),
+        mail("de@x.example", "A Mun-Ruh", **LIST_HEADERS),
+    ]
+    outcomes = game.send_batch(raws)
+    assert [(o.outcome, o.replies) for o in outcomes] == [
+        ("processed", 1), ("processed", 1), ("automatic: Precedence: bulk", 0)]
+    assert [_recorded_outcome(game, o.inbound_id) for o in outcomes] == [o.outcome for o in outcomes]
+    assert game.current_orders("France") == ["A PAR - BUR"]
 
 
 def test_too_large_mail_is_refused_with_a_reply(game: Judge) -> None:

@@ -50,7 +50,8 @@ def test_plain_utf8():
     assert read_message(data) == InboundMessage(
         message_id="<m1@example.com>", sender="player.one@example.com",
         reply_to="player.one@example.com", subject="Frühling 1901",
-        text="A Par-Bur\nF Bre-Mao\n  A Mar - Spa", automatic=None, size=len(data),
+        text="A Par-Bur\nF Bre-Mao\n  A Mar - Spa", automatic=None, soft_automatic=False,
+        size=len(data),
         in_reply_to="<ack-7@gm.example>", references=("<a1@gm.example>", "<ack-7@gm.example>"))
     assert command_lines(read_message(data).text) == ["A Par-Bur", "F Bre-Mao", "A Mar - Spa"]
 
@@ -395,6 +396,240 @@ def test_html_reply_quotes_dropped_like_text_quotes():
     assert text_of(mail(markup, subtype="html")) == "A Par-Bur\nF Lon-Nth"
 
 
+# --- replies from real mail programs -------------------------------------------------------------
+
+# The mail replied to, as a mail program copies it below an attribution without '>' marks: the
+# player's own orders of last turn (no acknowledgement marker to stop at).
+OLD = "SIGNON France g1 pw-France\nA Par-Bur\nF Bre-Mao\n"
+
+
+@pytest.mark.parametrize("attribution", [
+    "On Mon, 4 Mar 2024 at 10:00, Player One <player.one@example.com> wrote:",
+    "On Monday, March 4, 2024, 10:00:00 AM GMT+1, Player One <player.one@example.com> wrote:",
+    "On 04/03/2024 10:00, Player One wrote:",
+    "On Mon, 4 Mar 2024, Player One wrote:",  # Alpine: a date, no time
+    "At 10:00 04.03.2024, you wrote:",  # Eudora
+    "Am 04.03.24 um 10:00 schrieb Player One:",
+    "Am Montag, 4. März 2024, 10:00:00 MEZ hat Player One <p1@example.com> Folgendes geschrieben:",
+    "Le lun. 4 mars 2024 à 10:00, Player One <p1@example.com> a écrit :",
+    "Op 4 mrt 2024 om 10:00 heeft Player One <p1@example.com> het volgende geschreven:",
+    "Op ma 4 mrt 2024 om 10:00 schreef Player One <p1@example.com>:",
+    "El lun, 4 mar 2024 a las 10:00, Player One (<p1@example.com>) escribió:",
+    "Il giorno lun 4 mar 2024 alle ore 10:00 Player One <p1@example.com> ha scritto:",
+    "In data 4 marzo 2024 10:00:00, Player One <p1@example.com> ha scritto:",
+    "Em seg., 4 de mar. de 2024 às 10:00, Player One <p1@example.com> escreveu:",
+    "ma 4. maalisk. 2024 klo 10.00 Player One <p1@example.com> kirjoitti:",
+    "4.3.2024 klo 10.00 Player One kirjoitti:",
+    "Den man. 4. mar. 2024 kl. 10.00 skrev Player One <p1@example.com>:",
+    "man. 4. mar. 2024 kl. 10:00 skrev Player One <p1@example.com>:",
+    "Den mån 4 mars 2024 kl 10:00 skrev Player One <p1@example.com>:",
+    "pon., 4 mar 2024 o 10:00 Player One <p1@example.com> napisał(a):",
+    "W dniu 4.03.2024 o 10:00, Player One pisze:",
+    "Wiadomość napisana przez Player One <p1@example.com> w dniu 4 mar 2024, o godz. 10:00:",
+    "Dne 04. 03. 24 v 10:00 Player One napsal(a):",
+    "po 4. 3. 2024 v 10:00 odesílatel Player One <p1@example.com> napsal:",
+    '25.11.2026, 10:00, "Player One" <p1@example.com>:',
+    "Пн, 25 нояб. 2026 г. в 10:00, Player One <p1@example.com>:",
+    "25.11.2026 10:00, Player One пишет:",
+    "4 марта 2024 г., в 10:00, Player One <p1@example.com> написал(а):",
+    "Понедельник, 4 марта 2024, 10:00 +03:00 от Player One <p1@example.com>:",
+    "Player One <p1@example.com> ezt írta (időpont: 2024. márc. 4., H, 10:00):",
+    "Player One <p1@example.com>, 4 Mar 2024 Pzt, 10:00 tarihinde şunu yazdı:",
+    "Δευ 4 Μαρ 2024 στις 10:00, ο/η Player One <p1@example.com> έγραψε:",
+    "2024年3月4日(月) 10:00 Player One <p1@example.com>:",
+    "2024/03/04 10:00、Player One <p1@example.com>のメール：",
+    "Player One <p1@example.com> 于2024年3月4日周一 10:00写道：",
+    "在 2024年3月4日，10:00，Player One <p1@example.com> 写道：",
+    "在 2013年7月20日，Player One 写道：",
+    "2024년 3월 4일 (월) 오전 10:00, Player One <p1@example.com>님이 작성:",
+    "2013/7/20 Player One <p1@example.com>",  # old Gmail, Chinese: neither verb nor colon
+    "---- On Mon, 04 Mar 2024 10:00:00 +0100 Player One <p1@example.com> wrote ----",  # Zoho
+    # wrapped: after the date, inside the address, before the verb
+    "On Mon, 4 Mar 2024 10:00:00 +0100\nPlayer One <p1@example.com> wrote:",
+    "Am Mo., 4. März 2024 um 10:00 Uhr schrieb Player One of France <\np1@example.com>:",
+    "On Mon, 4 Mar 2024 at 10:00, The Player who plays France <p1@example.com>\nwrote:",
+    "Пн, 25 нояб. 2026 г. в 10:00, Player One who plays France <\np1@example.com>:",
+])
+def test_an_attribution_above_unquoted_text_ends_the_text(attribution):
+    for body in (f"A Par-Pic\nF Bre-Eng\n\n{attribution}\n\n{OLD}",
+                 f"A Par-Pic\nF Bre-Eng\n{attribution}\n{OLD}",
+                 f"A Par-Pic\nF Bre-Eng\n\n    {attribution}\n    {OLD}"):  # Yahoo: indented
+        assert text_of(mail(body)).split("\n") == ["A Par-Pic", "F Bre-Eng"], body
+        assert command_lines(body) == ["A Par-Pic", "F Bre-Eng"], body
+
+
+@pytest.mark.parametrize("attribution", [
+    "On Mon, 4 Mar 2024 at 10:00, Player One <player.one@example.com> wrote:",
+    "Am 04.03.24 um 10:00 schrieb Player One:",
+    "Пн, 25 нояб. 2026 г. в 10:00, Player One <p1@example.com>:",
+    "Player One <p1@example.com> 于2024年3月4日周一 10:00写道：",
+    "On Mon, 4 Mar 2024 at 10:00, The Player who plays France <p1@example.com>\nwrote:",
+    "England wrote:",  # not for certain an attribution, but above a quote
+])
+def test_an_attribution_above_quoted_text_keeps_what_is_written_between_and_below(attribution):
+    quote = "".join(f"> {line}\n" for line in OLD.splitlines())
+    bars = "".join(f"| {line}\n" for line in OLD.splitlines())
+    for body, expected in [
+        (f"A Par-Pic\n\n{attribution}\n{quote}", ["A Par-Pic"]),  # top post
+        (f"{attribution}\n{quote}\nA Par-Pic\nF Bre-Eng\n", ["A Par-Pic", "F Bre-Eng"]),  # bottom
+        (f"{attribution}\n\n> A Par-Bur\nA Par-Pic\n> F Bre-Mao\n\nF Bre-Eng\n> A Mar H\n",
+         ["A Par-Pic", "F Bre-Eng"]),  # inline
+        (f"{attribution}\n{bars}A Par-Pic\n", ["A Par-Pic"]),
+    ]:
+        assert command_lines(body) == expected, body
+        assert command_lines(text_of(mail(body))) == expected, body
+
+
+@pytest.mark.parametrize("body", [
+    "Note: I wrote to France:\nA Par-Pic\n",
+    "England wrote:\nA Par-Pic\n",
+    "On second thoughts, Germany wrote:\nA Par-Pic\n",
+    "Russia wrote to me at 10:00:\nA Par-Pic\n",
+    "In Spring 1901 Austria wrote:\nA Par-Pic\n",
+    "Orders for 4.3:\nA Par-Pic\n",
+    "From: France\nTo: the judge\nA Par-Pic\n",
+    "Sent: too late, sorry\nA Par-Pic\n",
+    "----- Spring 1901 -----\nA Par-Pic\n",
+    "Den 4. ska Tyskland:\nA Par-Pic\n",
+])
+def test_what_only_looks_like_an_attribution_or_a_header_does_not_cut(body):
+    assert command_lines(body) == [line.strip() for line in body.splitlines()]
+    assert text_of(mail(body)) == body.rstrip("\n")
+
+
+@pytest.mark.parametrize("block", [
+    "Fra: Judge <judge@gm.example>\nSendt: 4. marts 2024 10:00\nTil: Player One\nEmne: orders",
+    "Fra: Judge <judge@gm.example>\nDato: mandag 4. mars 2024 10:00\nTil: Player One\nEmne: orders",
+    "Från: Judge <judge@gm.example>\nSkickat: den 4 mars 2024 10:00\nTill: Player One\n"
+    "Ämne: orders",
+    "От: Judge <judge@gm.example>\nОтправлено: 4 марта 2024 г. 10:00\nКому: Player One\n"
+    "Тема: orders",
+    "Od: Judge <judge@gm.example>\nWysłano: 4 marca 2024 10:00\nDo: Player One\nTemat: orders",
+    "Od: Judge <judge@gm.example>\nOdesláno: 4. března 2024 10:00\nKomu: Player One\n"
+    "Předmět: orders",
+    "Lähettäjä: Judge <judge@gm.example>\nLähetetty: maanantai 4. maaliskuuta 2024 10.00\n"
+    "Vastaanottaja: Player One\nAihe: orders",
+    "De: Judge <judge@gm.example>\nEnviada em: segunda-feira, 4 de março de 2024 10:00\n"
+    "Para: Player One\nAssunto: orders",
+    "Da: Judge <judge@gm.example>\nInviato: lunedì 4 marzo 2024 10:00\nA: Player One\n"
+    "Oggetto: orders",
+    "De: Judge <judge@gm.example>\nEnviado el: lunes, 4 de marzo de 2024 10:00\nPara: Player\n"
+    "Asunto: orders",
+    "Van: Judge <judge@gm.example>\nVerzonden: maandag 4 maart 2024 10:00\nAan: Player One\n"
+    "Onderwerp: orders",
+    "Feladó: Judge <judge@gm.example>\nElküldve: 2024. március 4. 10:00\nCímzett: Player One\n"
+    "Tárgy: orders",
+    "Kimden: Judge <judge@gm.example>\nGönderildi: 4 Mart 2024 Pazartesi 10:00\nKime: Player\n"
+    "Konu: orders",
+    "Από: Judge <judge@gm.example>\nΣτάλθηκε: Δευτέρα, 4 Μαρτίου 2024 10:00 πμ\nΠρος: Player\n"
+    "Θέμα: orders",
+    "差出人: Judge <judge@gm.example>\n送信日時: 2024年3月4日 10:00\n宛先: Player One\n件名: orders",
+    "发件人: Judge <judge@gm.example>\n发送时间: 2024年3月4日 10:00\n收件人: Player One\n主题: orders",
+    "发件人： \"Judge\"<judge@gm.example>;\n发送时间： 2024年3月4日(星期一) 上午10:00\n"
+    "收件人： \"Player\"<p1@example.com>;\n主题： orders",
+    "寄件者: Judge <judge@gm.example>\n寄件日期: 2024年3月4日 上午 10:00\n收件者: Player One\n"
+    "主旨: orders",
+    "보낸 사람: Judge <judge@gm.example>\n보낸 날짜: 2024년 3월 4일 월요일 오전 10:00\n"
+    "받는 사람: Player One\n제목: orders",
+    # more fields, in another order, bold, wrapped
+    "From: Judge <judge@gm.example>\nReply-To: Judge <judge@gm.example>\nDate: Monday, "
+    "4 March 2024 at 10:00\nTo: Player One <p1@example.com>, Player Two\n <p2@example.com>\n"
+    "Cc: gm@gm.example\nSubject: orders\nImportance: High",
+    "To: Player One\nSubject: orders\nFrom: Judge <judge@gm.example>\nSent: Monday 10:00",
+    "*From:* Judge <judge@gm.example>\n*Sent:* Monday, March 4, 2024 10:00 AM\n*To:* Player One\n"
+    "*Subject:* orders",
+    "Gesendet: Montag, 04. März 2024 um 10:00 Uhr\nVon: \"Judge\" <judge@gm.example>\n"
+    "An: p1@example.com\nBetreff: orders",  # GMX, Web.de
+])
+def test_outlook_header_blocks_in_other_languages_end_the_text(block):
+    for rule in ("", "________________________________\n", "-----Original Message-----\n"):
+        body = f"A Par-Pic\n\n{rule}{block}\n\n{OLD}"
+        assert command_lines(body) == ["A Par-Pic"], body
+        assert text_of(mail(body)) == "A Par-Pic"
+
+
+@pytest.mark.parametrize("rule", [
+    "-----Oprindelig meddelelse-----", "-----Oprindelig besked-----",
+    "-----Opprinnelig melding-----", "-----Ursprungligt meddelande-----",
+    "-----Alkuperäinen viesti-----", "-----Исходное сообщение-----",
+    "-----Wiadomość oryginalna-----", "-----Původní zpráva-----", "-----Mensagem original-----",
+    "-----Messaggio originale-----", "-----Mensaje original-----", "-----Message d'origine-----",
+    "-----Oorspronkelijk bericht-----", "-----Eredeti üzenet-----", "-----Αρχικό μήνυμα-----",
+    "-------- Original message --------", "-------- 원본 메시지 --------",
+    "------------------ 原始邮件 ------------------", "------------------ Original ------------------",
+    "---------- Původní e-mail ----------", "---- Replied Message ----",
+    "---------- Forwarded message ---------", "---------- Weitergeleitete Nachricht ----------",
+    "-------- Message transféré --------", "---------- Mensaje reenviado ---------",
+    "---------- Mensagem encaminhada ---------", "---------- Videresendt meddelelse ----------",
+    "---------- Vidarebefordrat meddelande ---------", "---------- Välitetty viesti ---------",
+    "---------- Wiadomość przekazana dalej ---------", "-------- Přeposlaná zpráva --------",
+    "-------- Пересылаемое сообщение --------", "---------- 转发的邮件 ---------",
+    "============ Forwarded message ============",
+    "Begin forwarded message:", "Anfang der weitergeleiteten Nachricht:",
+    "Inicio del mensaje reenviado:", "Inizio messaggio inoltrato:",
+    "Início da mensagem reencaminhada:", "Begin doorgestuurd bericht:",
+    "Start på videresendt besked:", "Vidarebefordrat mejl:", "Välitetty viesti alkaa:",
+    "Początek przekazywanej wiadomości:", "Začátek přeposlané zprávy:",
+    "Начало переадресованного сообщения:",
+])
+def test_original_message_and_forwarded_message_rules_end_the_text(rule):
+    body = f"A Par-Pic\n\n{rule}\n{OLD}"
+    assert command_lines(body) == ["A Par-Pic"]
+
+
+@pytest.mark.parametrize("footer", [
+    "Sent from my iPhone", "Sendt fra min iPad", "Sendt fra min iPhone", "Skickat från min iPhone",
+    "Lähetetty iPhonesta", "Отправлено с iPhone", "Wysłane z mojego iPhone", "Wysłane z iPhone'a",
+    "Inviato da iPhone", "Enviado do meu iPhone", "Enviado desde mi iPhone", "Envoyé de mon iPhone",
+    "Von meinem iPhone gesendet", "Verzonden vanaf mijn iPhone", "Odesláno z iPhonu",
+    "iPhone'umdan gönderildi", "Az iPhone-omról küldve", "Στάλθηκε από το iPhone μου",
+    "iPhoneから送信", "发自我的iPhone", "從我的 iPhone 傳送", "iPhone에서 보냄",
+    "Sent from TypeApp", "Sent from BlueMail", "Sent with ProtonMail",
+    "Sent with Proton Mail secure email.", "Get Outlook for Android", "Get Outlook for iOS",
+    "Sent from Samsung Mobile", "Sent from my Galaxy", "Sent from Yahoo Mail on Android",
+    "Sent from Mail for Windows", "Sent using Zoho Mail", "Gesendet mit der GMX Mail App",
+    "Gesendet mit der WEB.DE Mail App", "Outlook für Android herunterladen",
+    "Télécharger Outlook pour Android", "Hent Outlook til Android", "Skaffa Outlook för iOS",
+    "Отправлено из мобильной Яндекс Почты", "Отправлено из Mail.ru для Android",
+    "Inviato da Libero Mail per Android", "发自网易邮箱大师",
+])
+def test_mobile_footers_in_other_languages_are_dropped(footer):
+    body = f"A Par-Pic\n\n{footer}\n"
+    assert command_lines(body) == ["A Par-Pic"]
+    assert text_of(mail(body)) == "A Par-Pic"
+
+
+@pytest.mark.parametrize("line", ["| A Par-Bur", "|A Par-Bur", "  | A Par-Bur", "> > | A Par-Bur",
+                                  "|| F Bre-Mao", ">|A Par-Bur"])
+def test_a_line_that_starts_with_a_quote_mark_is_never_a_command(line):
+    assert command_lines(f"A Par-Pic\n{line}\nF Bre-Eng\n") == ["A Par-Pic", "F Bre-Eng"]
+    # a '|' elsewhere on a line is the sender's
+    assert command_lines("A Par-Pic | F Bre-Eng\n") == ["A Par-Pic | F Bre-Eng"]
+
+
+@pytest.mark.parametrize("markup", [
+    # Gmail and Thunderbird, with the attribution in a language not known here
+    "<div dir='ltr'>A Par-Pic</div><div class='gmail_quote'><div dir='ltr' class='gmail_attr'>"
+    "Ngày 4 thg 3, 2024 lúc 10:00 Player One &lt;p1@example.com&gt; đã viết:<br></div>"
+    "<blockquote class='gmail_quote'>SIGNON France g1 pw-France<br>A Par-Bur</blockquote></div>",
+    "<div>A Par-Pic</div><div class='moz-cite-prefix'>Dne 4.3.2024 v 10:00 Player One "
+    "napsal(a):<br></div><blockquote type='cite'>A Par-Bur</blockquote><div>F Bre-Eng</div>",
+    # Outlook on the web: the mail replied to is not in a blockquote
+    "<div>A Par-Pic</div><div id='appendonsend'></div><hr><div id='divRplyFwdMsg' dir='ltr'>"
+    "<b>Feladó:</b> Player One<br><b>Elküldve:</b> 2024. március 4. 10:00</div>"
+    "<div>SIGNON France g1 pw-France<br>A Par-Bur</div>",
+    "<div>A Par-Pic</div><div id='divRplyFwdMsg'><b>Od:</b> Player One</div><div>A Par-Bur</div>",
+    # Yahoo: nor here
+    "<div class='ydp1'>A Par-Pic</div><div id='yahoo_quoted_123' class='yahoo_quoted'>"
+    "<div>Ngày 4 thg 3, 2024, Player One đã viết:</div><div>A Par-Bur</div></div>",
+    # Thunderbird's forward
+    "<p>A Par-Pic</p><div class='moz-forward-container'>A Par-Bur</div>",
+])
+def test_html_replies_end_at_the_marks_mail_programs_leave(markup):
+    assert command_lines(text_of(mail(markup, subtype="html"))) in (
+        ["A Par-Pic"], ["A Par-Pic", "F Bre-Eng"])
+
+
 # --- ids, subjects -------------------------------------------------------------------------------
 
 def test_missing_message_id_is_generated_stably():
@@ -499,6 +734,29 @@ def test_raw_latin1_subject():
 ])
 def test_automatic(headers, reason):
     assert read_message(mail(**headers)).automatic == reason
+
+
+@pytest.mark.parametrize("headers, reason, soft", [
+    # what a list or a relay adds, to a person's mail too: answered if it signs on
+    ({"Precedence": "bulk"}, "Precedence: bulk", True),
+    ({"Precedence": "list"}, "Precedence: list", True),
+    ({"Precedence": "junk"}, "Precedence: junk", True),
+    ({"List_Id": "<dip.lists.example.org>"}, "List-Id: <dip.lists.example.org>", True),
+    ({"Precedence": "bulk", "List_Unsubscribe": "<mailto:x@y>"}, "Precedence: bulk", True),
+    # a machine's mail: never answered, whatever a list adds to it
+    ({"Precedence": "auto_reply"}, "Precedence: auto_reply", False),
+    ({"Precedence": "bulk", "Auto_Submitted": "auto-replied"}, "Auto-Submitted: auto-replied",
+     False),
+    ({"List_Id": "<l.example.org>", "X_Autoreply": "yes"}, "X-Autoreply: yes", False),
+    ({"Precedence": "bulk", "From": "MAILER-DAEMON@x.example"}, "From: mailer-daemon@x.example",
+     False),
+    ({"Precedence": "list", "Subject": "Out of Office: orders"}, "Subject: Out of Office", False),
+    ({"Precedence": "bulk", "Return_Path": "<>"}, "Return-Path: <>", False),
+    ({}, None, False),
+])
+def test_list_and_bulk_headers_are_told_from_a_machines_mail(headers, reason, soft):
+    msg = read_message(mail(**headers))
+    assert (msg.automatic, msg.soft_automatic) == (reason, soft)
 
 
 def test_automatic_bounce_report():

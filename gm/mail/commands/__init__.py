@@ -6,29 +6,29 @@ signed on to.
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from functools import cache
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gm.games import CurrentPhase, current_phase, find_game
+from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file
 from gm.mail.message import InboundMessage
-from gm.store.models import AuthFailure, Game, Player, utcnow
-from gm.store.passwords import PasswordVerifier
+from gm.mail.auth import Failures, new_password_refused
+from gm.store.models import Game, GamePhase, Player
+from gm.store.passwords import PasswordVerifier, hash_password
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
-AUTH_FAILURE_WINDOW = timedelta(minutes=15)  # bad passwords from one sender are counted this long
 
 
 class Lookups:
     """What the mails of one transaction looked up (games, their current phase, players, recent
-    bad passwords), kept for the mails after them in the same transaction: a burst of order mails
+    wrong passwords), kept for the mails after them in the same transaction: a burst of order mails
     reads each once. A batch thus sees each as it was when first read in the batch (whatever the
     batch itself changes goes through here or calls forget(), as does whatever undoes part of the
     transaction). Whatever closes a phase while mail comes in must therefore not interleave with
@@ -39,10 +39,15 @@ class Lookups:
         self._games: dict[str, Game | None] = {}
         self._phases: dict[int, CurrentPhase | None] = {}
         self._players: dict[tuple[int, str], Player | None] = {}
-        self._auth_failures: dict[str, int] = {}
+        self.auth_failures = Failures(session)
+        # Orders and allocations stored by the mails of the transaction and not yet written (see
+        # orders.write_orders), and what each power has on file with them: an acknowledgement
+        # shows it without asking the database again.
+        self.pending_orders: list[tuple[type, dict[str, Any]]] = []
+        self._on_file: dict[tuple[type, int, str], list[OnFile]] = {}
 
     def game(self, name: str) -> Game | None:
-        key = name.strip().lower()
+        key = name.strip()  # find_game checks the name before it folds case: 'K' (Kelvin) is no 'k'
         if key not in self._games:
             self._games[key] = find_game(self.session, key)
         return self._games[key]
@@ -62,26 +67,33 @@ class Lookups:
             )
         return self._players[key]
 
-    def auth_failures(self, sender: str) -> int:
-        """Bad passwords from `sender` in the last AUTH_FAILURE_WINDOW."""
-        if sender not in self._auth_failures:
-            since = utcnow() - AUTH_FAILURE_WINDOW
-            self._auth_failures[sender] = self.session.scalar(
-                select(func.count()).select_from(AuthFailure).where(AuthFailure.sender == sender, AuthFailure.at >= since)
-            ) or 0
-        return self._auth_failures[sender]
-
-    def add_auth_failure(self, sender: str) -> None:
-        self._auth_failures[sender] = self.auth_failures(sender) + 1
-        self.session.add(AuthFailure(sender=sender))
+    def on_file(self, table: type, phase: GamePhase, power: str) -> list[OnFile]:
+        """What `power` has on file for `phase` in `table` (orders or allocations), oldest first,
+        with what the transaction stored so far. The list is the cache's own: change it through
+        orders.store and orders.withdraw only."""
+        key = (table, phase.id, power)
+        if key not in self._on_file:
+            view = on_file(self.session, table, phase, power)
+            for kind, row in self.pending_orders:
+                if kind is table and row["phase_id"] == phase.id and row["power"] == power and row["current"]:
+                    add_on_file(view, OnFile(row["unit"], row["canonical"], row.get("points", 0)))
+            self._on_file[key] = view
+        return self._on_file[key]
 
     def forget(self) -> None:
         """After a change to games, phases or players that this cache did not make itself (a game
-        starting, a player joining) or after a rollback."""
+        starting, a player joining) or after a rollback. Orders stored and not yet written stay:
+        see forget_pending."""
         self._games.clear()
         self._phases.clear()
         self._players.clear()
-        self._auth_failures.clear()
+        self.auth_failures.forget()
+        self._on_file.clear()
+
+    def forget_pending(self) -> None:
+        """After a mail's savepoint was rolled back: the orders it stored are gone with it."""
+        self.pending_orders.clear()
+        self.forget()
 
 
 @dataclass
@@ -107,8 +119,13 @@ class Context:
     player: Player | None = None  # signed on
     game: Game | None = None
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
+    password_checks: int = 0  # passwords checked for this mail (see gm.mail.auth.CHECKS_PER_MAIL)
+    new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
+    notices: list[tuple[str, str, str]] = field(default_factory=list)  # (to, subject, text) to mail besides the ack
+    # Hashes of the new passwords of this mail, made before its transaction began: a memory-hard
+    # hash inside it would hold the database that long.
+    prehashed: dict[str, str] = field(default_factory=dict)
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
-    pending_orders: list[tuple[type, dict[str, Any]]] = field(default_factory=list)  # see orders.write_orders
 
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""
@@ -120,6 +137,20 @@ class Context:
             self.reject(shown, SIGN_ON_FIRST)
             return False
         return True
+
+    def new_password_hash(self, shown: str, password: str) -> str | None:
+        """The hash to store for a new password; None (the line rejected) when the mail or the
+        sender has set too many."""
+        why = new_password_refused(self.session, self.message.sender, self.new_passwords)
+        if why is not None:
+            self.reject(shown, why)
+            return None
+        self.new_passwords += 1
+        return self.prehashed.get(password) or hash_password(password)
+
+    def notify(self, to: str, subject: str, text: str) -> None:
+        """Mail a short fixed notice to a registered address, besides the acknowledgement."""
+        self.notices.append((to, subject, text))
 
     def accept(self, text: str, detail: str) -> None:
         self.results.append(LineResult(text, True, detail))
@@ -147,6 +178,35 @@ def registry() -> dict[str, ModuleType]:
 
     modules = [signon, join, clear, listing, history, summary, set_password, set_address, help, signoff]
     return {m.NAME: m for m in modules}
+
+
+MASK = "********"
+# Command words whose last argument is a password; a line starting with a word close to one of
+# them ('SINGON', 'Sign-on') is treated as one when it is shown or stored.
+_PASSWORD_WORDS = ("SIGNON", "JOIN", "SETPASSWORD", "PASSWORD")
+
+
+def password_in(line: str) -> str | None:
+    """The password a line carries, if it is (or looks like) a command that takes one: its last
+    word. Such a line is never shown back or stored with it."""
+    words = line.split()
+    if len(words) < 2:
+        return None
+    command, _ = command_for(line)
+    if command is not None:
+        return words[-1] if getattr(command, "TAKES_PASSWORD", False) else None
+    head = "".join(ch for ch in words[0].upper() if ch.isalpha())
+    if words[0].upper() == "SET":
+        head += "".join(ch for ch in words[1].upper() if ch.isalpha())
+    return words[-1] if difflib.get_close_matches(head, _PASSWORD_WORDS, n=1, cutoff=0.7) else None
+
+
+def masked(line: str) -> str:
+    """The line with its password (see password_in) as MASK."""
+    password = password_in(line)
+    if password is None:
+        return line
+    return line[: line.rindex(password)] + MASK
 
 
 def command_for(line: str) -> tuple[ModuleType | None, list[str]]:

@@ -3,17 +3,19 @@ from __future__ import annotations
 
 from gm.engine.parse import resolve_power
 from gm.games import active_players, start_game, variant_of
-from gm.mail.commands import Context
+from gm.mail.commands import Context, masked
 from gm.store.models import AuditEntry, GameStatus, Player
-from gm.store.passwords import hash_password
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
 HELP = "take a power in a game that is forming; the password protects your orders"
+TAKES_PASSWORD = True
+# The game option that lets one address play several powers of a game (off unless the GM sets it).
+SEVERAL_POWERS = "several_powers_per_address"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    shown = " ".join([NAME, *args[:-1], "********"]) if len(args) >= 3 else line
+    shown = masked(line)
     if len(args) < 3:
         ctx.reject(shown, f"usage: {USAGE}")
         return
@@ -33,7 +35,14 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if any(p.power == power for p in players):
         ctx.reject(shown, f"{power} is taken in {game.name}")
         return
-    player = Player(game_id=game.id, power=power, email=ctx.message.sender, password_hash=hash_password(args[-1]))
+    mine = [p.power for p in players if p.email == ctx.message.sender]
+    if mine and not (game.options or {}).get(SEVERAL_POWERS):
+        ctx.reject(shown, f"this address plays {mine[0]} in {game.name} already: one address plays one power")
+        return
+    password_hash = ctx.new_password_hash(shown, args[-1])
+    if password_hash is None:
+        return
+    player = Player(game_id=game.id, power=power, email=ctx.message.sender, password_hash=password_hash)
     ctx.session.add(player)
     ctx.session.flush()
     ctx.session.add(AuditEntry(game_id=game.id, actor=ctx.message.sender, action="join", detail={"power": power}))

@@ -3,19 +3,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Update, bindparam, insert, update
+from sqlalchemy import Update, bindparam, insert, tuple_, update
+from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.orders import Allocation, Order, Waive
 from gm.engine.parse import parse_order
-from gm.games import variant_of
-from gm.mail.commands import Context
-from gm.store.models import GameStatus, OrderRecord, SecretAllocation
+from gm.games import OnFile, add_on_file, variant_of
+from gm.mail.commands import Context, Lookups, masked, password_in
+from gm.store.models import GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
 NAME = "<order>"
 
 
 def run(ctx: Context, line: str) -> None:
+    if password_in(line) is not None:  # a misspelt SIGNON, JOIN or SET PASSWORD
+        ctx.reject(masked(line), "not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)")
+        return
     if ctx.player is None or ctx.game is None:
         ctx.reject(line, "not a command, and not an order: sign on first (SIGNON <power> <game> <password>)")
         return
@@ -51,11 +55,14 @@ def unit_key(order: Order) -> str:
 
 
 def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
-    """Keep the order for the end of the mail (see write_orders): one statement per table then,
-    not two per line."""
+    """Keep the order for write_orders (one statement per table for a whole batch of mails, not
+    two per line), and show it on file at once."""
     table = SecretAllocation if type(order) is Allocation else OrderRecord
     key = unit_key(order)
     assert ctx.player is not None and ctx.game is not None
+    phase = ctx.phase()
+    assert phase is not None and phase.row.id == phase_id
+    view = ctx.lookups.on_file(table, phase.row, order.power)  # before the row joins the pending ones
     row = {
         "game_id": ctx.game.id,
         "phase_id": phase_id,
@@ -65,14 +72,30 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
         "canonical": str(order),
         "unit": key,
         "current": True,
+        "inbound_id": ctx.record_mail(),
+        "received_at": utcnow(),
     }
     if table is SecretAllocation:
         row["points"] = order.points  # type: ignore[attr-defined]
-    for earlier_table, earlier in ctx.pending_orders:
+    pending = ctx.lookups.pending_orders
+    for earlier_table, earlier in pending:
         if key and earlier_table is table and earlier["phase_id"] == phase_id and earlier["power"] == order.power \
                 and earlier["unit"] == key:
-            earlier["current"] = False  # replaced within the same mail
-    ctx.pending_orders.append((table, row))
+            earlier["current"] = False  # replaced within the same batch
+    pending.append((table, row))
+    add_on_file(view, OnFile(key, row["canonical"], row.get("points", 0)))
+    ctx.changed = True
+
+
+def withdraw(ctx: Context, phase: GamePhase, power: str) -> None:
+    """Withdraw every order and allocation `power` has on file for `phase` (CLEAR)."""
+    write_orders(ctx.session, ctx.lookups)
+    for table in (OrderRecord, SecretAllocation):
+        t = table.__table__
+        ctx.session.connection().execute(
+            update(t).where(t.c.phase_id == phase.id, t.c.power == power, t.c.current.is_(True)).values(current=False)
+        )
+        ctx.lookups.on_file(table, phase, power).clear()
     ctx.changed = True
 
 
@@ -81,9 +104,7 @@ def _retire(table: type[OrderRecord] | type[SecretAllocation]) -> Update:
     return (
         update(t)
         .where(
-            t.c.phase_id == bindparam("for_phase"),
-            t.c.power == bindparam("for_power"),
-            t.c.unit.in_(bindparam("units", expanding=True)),
+            tuple_(t.c.phase_id, t.c.power, t.c.unit).in_(bindparam("units", expanding=True)),
             t.c.current.is_(True),
         )
         .values(current=False)
@@ -95,23 +116,21 @@ _RETIRE = {table: _retire(table) for table in (OrderRecord, SecretAllocation)}
 _INSERT = {table: insert(table.__table__) for table in (OrderRecord, SecretAllocation)}
 
 
-def write_orders(ctx: Context) -> None:
-    """Write the orders of the mail: retire the earlier orders they replace, then insert them all.
-    SQLAlchemy Core, not the ORM: a busy judge writes orders for every mail, and the rows are
-    not needed as objects afterwards."""
-    if not ctx.pending_orders:
+def write_orders(session: Session, lookups: Lookups) -> None:
+    """Write the orders stored since the last call: retire the earlier orders they replace, then
+    insert them all, one statement each per table. SQLAlchemy Core, not the ORM: a busy judge
+    writes orders for every mail, and the rows are not needed as objects afterwards."""
+    if not lookups.pending_orders:
         return
-    inbound_id = ctx.record_mail()
-    connection = ctx.session.connection()
-    retired: dict[tuple[type, int, str], set[str]] = {}
+    connection = session.connection()
+    retired: dict[type, set[tuple[int, str, str]]] = {}
     rows: dict[type, list[dict[str, Any]]] = {}
-    for table, row in ctx.pending_orders:
-        row["inbound_id"] = inbound_id
+    for table, row in lookups.pending_orders:
         if row["unit"]:
-            retired.setdefault((table, row["phase_id"], row["power"]), set()).add(row["unit"])
+            retired.setdefault(table, set()).add((row["phase_id"], row["power"], row["unit"]))
         rows.setdefault(table, []).append(row)
-    for (table, phase_id, power), units in retired.items():
-        connection.execute(_RETIRE[table], {"for_phase": phase_id, "for_power": power, "units": sorted(units)})
+    for table, units in retired.items():
+        connection.execute(_RETIRE[table], {"units": sorted(units)})
     for table, new in rows.items():
         connection.execute(_INSERT[table], new)
-    ctx.pending_orders = []
+    lookups.pending_orders.clear()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from email.utils import parseaddr
 
+from email_validator import EmailNotValidError, validate_email
+
 from gm.mail.commands import Context
 from gm.store.models import AuditEntry
 
@@ -14,13 +16,22 @@ HELP = "change the address results are sent to (after SIGNON)"
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.signed_on(line):
         return
-    address = parseaddr(" ".join(args))[1].strip().lower()
-    if "@" not in address or " " in address or address.startswith("@") or address.endswith("@"):
-        ctx.reject(line, f"usage: {USAGE}")
+    written = parseaddr(" ".join(args))[1].strip()
+    try:
+        address = validate_email(written, check_deliverability=False).normalized.lower()
+    except EmailNotValidError as e:
+        ctx.reject(line, f"{written or ' '.join(args)!r} is not a mail address ({e}); usage: {USAGE}")
         return
     old = ctx.player.email
+    if address == old:
+        ctx.accept(line, f"mail for {ctx.player.power} goes to {address} already")
+        return
     ctx.player.email = address
     ctx.session.add(AuditEntry(game_id=ctx.player.game_id, actor=ctx.message.sender, action="set address",
                                detail={"power": ctx.player.power, "from": old, "to": address}))
     ctx.changed = True
-    ctx.accept(line, f"mail for {ctx.player.power} now goes to {address}")
+    ctx.accept(line, f"mail for {ctx.player.power} now goes to {address} (it went to {old})")
+    # The old address hears of it: if the change was not its player's doing, they know at once.
+    ctx.notify(old, f"{ctx.game.name}: mail for {ctx.player.power} now goes elsewhere",
+               f"Mail for {ctx.player.power} in {ctx.game.name} now goes to {address}, no longer to this address.\n"
+               "If you did not ask for this, sign on with your password and SET ADDRESS back; then change your password.")

@@ -1,23 +1,26 @@
 """SET PASSWORD <new password>: change the password of the power you signed on as."""
 from __future__ import annotations
 
-from gm.mail.commands import Context
+from gm.mail.commands import Context, masked
 from gm.store.models import AuditEntry
-from gm.store.passwords import hash_password
 
 NAME = "SET PASSWORD"
 USAGE = "SET PASSWORD <new password>"
-HELP = "change your password (after SIGNON)"
+HELP = "change your password (after SIGNON); one change a mail"
+TAKES_PASSWORD = True
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    shown = f"{NAME} ********"
+    shown = masked(line)
     if not ctx.signed_on(shown):
         return
     if len(args) != 1:
         ctx.reject(shown, f"usage: {USAGE} (one word, no spaces)")
         return
-    ctx.player.password_hash = hash_password(args[0])
+    password_hash = ctx.new_password_hash(shown, args[0])
+    if password_hash is None:
+        return
+    ctx.player.password_hash = password_hash
     ctx.session.add(AuditEntry(game_id=ctx.player.game_id, actor=ctx.message.sender, action="set password",
                                detail={"power": ctx.player.power}))
     ctx.changed = True

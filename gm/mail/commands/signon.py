@@ -3,22 +3,19 @@ from __future__ import annotations
 
 from gm.engine.parse import resolve_power
 from gm.games import variant_of
-from gm.mail.commands import Context
+from gm.mail.auth import CHECKS_PER_MAIL, check_password, report_failures
+from gm.mail.commands import Context, masked
 
 NAME = "SIGNON"
 USAGE = "SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>)"
 HELP = "sign on to a game as a power; the lines after it act for that power"
-
-# Bad passwords from one sender allowed in commands.AUTH_FAILURE_WINDOW before the judge stops checking.
-MAX_FAILURES = 5
-
-
-def masked(args: list[str]) -> str:
-    return " ".join([NAME, *args[:-1], "********"]) if args else NAME
+TAKES_PASSWORD = True
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    shown = masked(args)
+    # Whatever this line signs on to, the lines after it must not act for an earlier sign-on.
+    ctx.player = ctx.game = None
+    shown = masked(line)
     if len(args) < 2:
         ctx.reject(shown, f"usage: {USAGE}")
         return
@@ -37,17 +34,20 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if power is None:
         ctx.reject(shown, f"{game.name} has no such power")
         return
-    sender = ctx.message.sender
-    if ctx.lookups.auth_failures(sender) >= MAX_FAILURES:
-        ctx.reject(shown, "too many wrong passwords from this address: try again in 15 minutes")
+    if ctx.password_checks >= CHECKS_PER_MAIL:
+        ctx.reject(shown, f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail")
         return
+    ctx.password_checks += 1
     player = ctx.lookups.player(game, power)
-    if player is None or not ctx.verifier.check(player.password_hash, password):
-        ctx.lookups.add_auth_failure(sender)
-        ctx.reject(shown, f"wrong password for {power} in {game.name}")
+    why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, power, player, password)
+    if why is not None or player is None:
+        ctx.reject(shown, why or f"wrong password for {power} in {game.name}")
         return
     ctx.player, ctx.game = player, game
     ctx.accept(shown, f"signed on as {power} in {game.name}")
+    warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
+    if warning:
+        ctx.sections.append(("Warning", warning))
 
 
 def _power_by_letter(game, code: str) -> str | None:  # type: ignore[no-untyped-def]
