@@ -5,11 +5,11 @@ UNSEEN mail and their sizes, fetches them in batches without setting \\Seen (BOD
 header of a mail over the size limit, which is refused unread), hands each batch to `ingest` in a
 worker thread, and only after it returns sets \\Seen on the batch's mail, in one command. A crash
 between ingest's commit and the flag leaves the mail unseen: it is fetched again, and ingest,
-which knows it by Message-ID and IMAP UID, reports it as a duplicate. Between rounds the watcher
+which knows it by its dedup key and IMAP UID, reports it as a duplicate. Between rounds the watcher
 waits in IMAP IDLE where the server offers it (and still searches every `poll_seconds`, as a
 safety net), else it polls. A lost connection is re-made with capped exponential back-off; a mail
 that ingest reports failed stays unseen and is retried later, also with back-off, while the other
-mail goes on.
+mail goes on; ingest is told how often it failed, and records it as failed in the end.
 """
 from __future__ import annotations
 
@@ -328,11 +328,11 @@ class _Session:
             return
         # While ingest works on one batch (in a thread), the next is fetched: the IMAP server's
         # work and the round trips overlap the judge's. Commands on the connection stay one at a time.
-        mails = await self._fetch_batch(client, batches[0], sizes)
+        mails = await self._fetch_batch(client, uidvalidity, batches[0], sizes)
         for k in range(len(batches)):
             ingesting = asyncio.create_task(self._ingest(mails, uidvalidity))
             try:
-                mails = await self._fetch_batch(client, batches[k + 1], sizes) if k + 1 < len(batches) else []
+                mails = await self._fetch_batch(client, uidvalidity, batches[k + 1], sizes) if k + 1 < len(batches) else []
             finally:
                 # Fetched or not, this batch's ingest ends (its thread finishes in any case).
                 outcomes = await ingesting
@@ -352,13 +352,16 @@ class _Session:
                         sizes[int(uid.group(1))] = int(size.group(1))
         return sizes
 
-    async def _fetch_batch(self, client: aioimaplib.IMAP4, uids: list[int], sizes: dict[int, int]) -> list[Fetched]:
+    async def _fetch_batch(
+        self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int], sizes: dict[int, int]
+    ) -> list[Fetched]:
         """The mail of a batch; of a mail over the size limit only its header, which is enough to
-        refuse it (with the size the server gave)."""
+        refuse it (with the size the server gave). Each says how often ingest failed on it."""
         whole = [uid for uid in uids if sizes[uid] <= self.w.max_size]
         fetched = await self._fetch(client, whole, "BODY.PEEK[]")
         fetched.update(await self._fetch(client, [uid for uid in uids if uid not in whole], "BODY.PEEK[HEADER]"))
-        return [Fetched(uid, fetched[uid], sizes[uid]) for uid in uids if uid in fetched]  # else expunged meanwhile
+        failures = {uid: self.w._failed.get((uidvalidity, uid), (0, 0.0))[0] for uid in uids}
+        return [Fetched(uid, fetched[uid], sizes[uid], failures[uid]) for uid in uids if uid in fetched]  # else expunged
 
     async def _ingest(self, mails: list[Fetched], uidvalidity: int) -> list[tuple[Fetched, IngestOutcome]]:
         """Ingest a batch in a worker thread (ingest uses the blocking database). If this task is

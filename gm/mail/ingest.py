@@ -1,14 +1,20 @@
 """Inbound mail, each processed exactly once: record it, carry out its commands, queue the reply.
 
 Everything a mail does happens in the transaction that records it: the inbound_mail row (unique
-by Message-ID and by IMAP UIDVALIDITY/UID), the orders and other changes its commands make, and
-the reply in the outbox. The IMAP watcher marks mail \\Seen only after that commit, so a crash at
-any point either loses nothing (the mail is fetched again) or finds the mail already recorded.
+by its dedup key, Message-ID, sender and text, and by IMAP UIDVALIDITY/UID), the orders and other
+changes its commands make, and the replies in the outbox. The IMAP watcher marks mail \\Seen only
+after that commit, so a crash at any point either loses nothing (the mail is fetched again) or
+finds the mail already recorded.
 
-A burst of mail is taken in batches: one transaction for the batch (one commit, and each game,
-phase and player read once). Should anything in a batch raise, the batch is done again with a
-savepoint per mail, so that a mail that fails is undone alone and left for a later attempt while
-the others are kept.
+A burst of mail is taken in batches: one transaction for the batch (one commit, each game, phase
+and player read once, the orders of all its mails written together). Should anything in a batch
+raise, the batch is done again with a savepoint per mail, so that a mail that fails is undone
+alone and left for a later attempt while the others are kept; a mail that fails alone again and
+again is recorded as failed and its sender told.
+
+Who is answered, and with what: a mail that signs on is acknowledged at the registered address of
+the power it signed on as, whatever address it came from; any other mail gets a short fixed
+notice, never the text it contained; and no address gets more than a set number of mails an hour.
 """
 from __future__ import annotations
 
@@ -22,16 +28,29 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import units_without_orders, variant_of
+from gm.mail import auth
 from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
-from gm.mail.reply import PowerStatus, render_ack
+from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
-from gm.store.models import InboundMail, OrderRecord, OutboundMail, SecretAllocation, new_message_id, utcnow
-from gm.store.passwords import PasswordVerifier
+from gm.store.models import (
+    InboundMail,
+    OrderRecord,
+    OutboundMail,
+    SecretAllocation,
+    dedup_key,
+    new_message_id,
+    utcnow,
+)
+from gm.store.passwords import PasswordVerifier, hash_password
 
 log = logging.getLogger(__name__)
 
 MAX_LINES = 500  # more lines than any order mail needs: the rest is not read
+REPLIES_PER_HOUR = 60  # mails to one player's address an hour, by default (a setting)
+NOTICES_PER_HOUR = 3  # fixed notices to one address that signed on to nothing, an hour
+GIVE_UP_AFTER = 5  # attempts at a mail that fails alone before it is recorded as failed
+PREHASH_PER_BATCH = 8  # new passwords hashed before a batch's transaction; more are hashed in it
 
 
 @dataclass(frozen=True)
@@ -49,15 +68,28 @@ class IngestOutcome:
 @dataclass(frozen=True)
 class Fetched:
     """One mail as the IMAP watcher fetched it: its UID (None when it came another way), its bytes
-    and its size (the server's figure: of a mail over the size limit only the header is fetched)."""
+    and its size (the server's figure: of a mail over the size limit only the header is fetched),
+    and how often ingest failed on it before."""
 
     uid: int | None
     raw: bytes
     size: int | None = None  # None: len(raw)
+    attempts: int = 0
 
     @property
     def full_size(self) -> int:
         return len(self.raw) if self.size is None else max(self.size, len(self.raw))
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A mail to queue in answer to one taken in."""
+
+    to: str
+    subject: str
+    text: str
+    kind: str  # 'ack' or 'notice'
+    per_hour: int  # the most mails `to` may get in an hour
 
 
 def ingest(
@@ -69,6 +101,7 @@ def ingest(
     uid: int | None = None,
     max_size: int = 1_000_000,
     verifier: PasswordVerifier | None = None,
+    replies_per_hour: int = REPLIES_PER_HOUR,
 ) -> IngestOutcome:
     """Process one mail in one transaction (see ingest_batch); raises what made it fail."""
     (outcome,) = ingest_batch(
@@ -78,6 +111,7 @@ def ingest(
         uidvalidity=uidvalidity,
         max_size=max_size,
         verifier=verifier,
+        replies_per_hour=replies_per_hour,
     )
     if outcome.error is not None:
         raise outcome.error
@@ -92,9 +126,10 @@ def ingest_batch(
     uidvalidity: int | None = None,
     max_size: int = 1_000_000,
     verifier: PasswordVerifier | None = None,
+    replies_per_hour: int = REPLIES_PER_HOUR,
 ) -> list[IngestOutcome]:
     """Process mails in ONE transaction, one outcome each, in order. A mail seen before (same
-    Message-ID, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
+    dedup key, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
     changes nothing and is a 'duplicate'. Nothing a mail contains makes this raise: a mail whose
     processing raises anyway is undone alone and comes back failed (with the error), as does
     every mail of a batch whose commit fails. Safe to call from a worker thread.
@@ -107,7 +142,8 @@ def ingest_batch(
     verifier = verifier or PasswordVerifier()
     # A mail over the size limit is not read: its headers are enough to refuse it.
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
-    batch = _Batch(mails, messages, uidvalidity, gm_address, max_size, verifier)
+    batch = _Batch(mails, messages, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
+                   _prehash(mails, messages, max_size))
     try:
         return batch.run(session_factory, careful=False)
     except Exception as e:
@@ -119,6 +155,26 @@ def ingest_batch(
         return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
 
 
+def _prehash(mails: Sequence[Fetched], messages: list[InboundMessage], max_size: int) -> list[dict[str, str]]:
+    """The hash of the new password (JOIN, SET PASSWORD) of each mail that sets one, made before
+    the transaction: a memory-hard hash inside it would hold the database meanwhile. One a mail
+    (the most it may set), PREHASH_PER_BATCH a batch."""
+    out: list[dict[str, str]] = [{} for _ in mails]
+    budget = PREHASH_PER_BATCH
+    for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
+        if budget == 0:
+            break
+        if mail.full_size > max_size or (message.automatic and not message.soft_automatic):
+            continue
+        for line in command_lines(message.text)[:MAX_LINES]:
+            command, args = command_for(line)
+            if getattr(command, "NEW_PASSWORD", False) and args:
+                out[i][args[-1]] = hash_password(args[-1])
+                budget -= 1
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class _Batch:
     mails: Sequence[Fetched]
@@ -127,12 +183,18 @@ class _Batch:
     gm_address: str
     max_size: int
     verifier: PasswordVerifier
+    replies_per_hour: int
+    prehashed: list[dict[str, str]]
+
+    @functools.cached_property
+    def keys(self) -> list[str]:
+        return [dedup_key(m.message_id, m.sender, m.text) for m in self.messages]
 
     def run(self, session_factory: sessionmaker[Session], *, careful: bool) -> list[IngestOutcome]:
         """One transaction for the batch. Not careful: whatever raises undoes the whole batch, and
-        the rows of the mail in and of the replies are written for the whole batch at once (a
-        statement each, not one a mail: on PostgreSQL each statement is a round trip). Careful:
-        each mail (and each command in it) in a savepoint of its own, its rows with it."""
+        the rows of the mail in, of the orders and of the replies are written for the whole batch
+        at once (a statement each, not one a mail: on PostgreSQL each statement is a round trip).
+        Careful: each mail (and each command in it) in a savepoint of its own, its rows with it."""
         with transaction(session_factory) as session:
             new = self._new(session)
             outcomes = [IngestOutcome(None, "duplicate", 0) for _ in self.mails]
@@ -161,37 +223,37 @@ class _Batch:
                     lookups.forget_pending()  # it may hold what was just undone
                     if isinstance(e, IntegrityError):  # recorded by another process meanwhile
                         continue  # a duplicate
-                    log.exception("mail %s failed; left for a later attempt", self.messages[i].message_id)
-                    outcomes[i] = IngestOutcome(None, f"failed: {type(e).__name__}", 0, e)
+                    outcomes[i] = self._failed(session, lookups, i, e)
             return outcomes
 
     def _new(self, session: Session) -> list[int]:
         """The indexes of the mails not recorded before, nor earlier in the batch."""
-        seen_ids, seen_uids = _seen_before(session, self.messages, [m.uid for m in self.mails], self.uidvalidity)
+        seen_keys, seen_uids = _seen_before(session, self.keys, [m.uid for m in self.mails], self.uidvalidity)
         new = []
-        for i, (mail, message) in enumerate(zip(self.mails, self.messages, strict=True)):
-            if message.message_id in seen_ids or (mail.uid is not None and mail.uid in seen_uids):
+        for i, (mail, key) in enumerate(zip(self.mails, self.keys, strict=True)):
+            if key in seen_keys or (mail.uid is not None and mail.uid in seen_uids):
                 continue
             new.append(i)
-            seen_ids.add(message.message_id)
+            seen_keys.add(key)
             if mail.uid is not None:
                 seen_uids.add(mail.uid)
         return new
 
-    def _inbound_values(self, i: int) -> dict[str, object]:
+    def _inbound_values(self, i: int, outcome: str | None = None) -> dict[str, object]:
         mail, message = self.mails[i], self.messages[i]
         size, max_size = mail.full_size, self.max_size
         now = utcnow()
         return {
             "message_id": message.message_id,
+            "dedup_key": self.keys[i],
             "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
             "imap_uid": mail.uid,
-            "sender": message.sender[:320],
-            "raw": mail.raw if size <= max_size else _headers_of(mail.raw),  # too large: the header
+            "sender": message.sender,
+            "raw": mail.raw if size <= max_size and outcome is None else _headers_of(mail.raw),
             "size": size,
             "received_at": now,
             "processed_at": now,
-            "outcome": _outcome(message, size, max_size)[:255],
+            "outcome": (outcome or _outcome(message, size, max_size))[:255],
         }
 
     def _record(
@@ -204,36 +266,144 @@ class _Batch:
         *,
         careful: bool,
     ) -> IngestOutcome:
-        """Carry out the commands of mail `i` in the current transaction, and add its reply (if
-        any) to `replies`, for the caller to write."""
+        """Carry out the commands of mail `i` in the current transaction, and add its replies to
+        `replies`, for the caller to write."""
         mail, message = self.mails[i], self.messages[i]
-        size, max_size = mail.full_size, self.max_size
         outcome = row.outcome
-        reply = _reply(session, lookups, message, outcome, row.id, size, max_size, self.verifier, careful)
-        if reply is not None and outcome.startswith("automatic"):
+        answer = _Answer(self, i, row.id)
+        outgoing = answer.run(session, lookups, outcome, careful)
+        if outgoing and outcome.startswith("automatic"):
             outcome = "processed"  # list or bulk mail that signed on: a player's after all
             row.set_outcome(outcome)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
         inbound_id = row.id()
-        gm_address = self.gm_address
-        if reply is None or not message.reply_to or message.reply_to == gm_address.lower():
-            return IngestOutcome(inbound_id, outcome, 0)
+        queued = self._queue(lookups, outgoing, inbound_id, message.message_id, replies)
+        if queued < len(outgoing):
+            log.info("mail %s: %d of %d replies withheld (hourly limit)", message.message_id,
+                     len(outgoing) - queued, len(outgoing))
+        return IngestOutcome(inbound_id, outcome, queued)
+
+    def _queue(self, lookups: Lookups, outgoing: list[Outgoing], inbound_id: int, in_reply_to: str,
+               replies: list[dict[str, object]]) -> int:
+        """Add the replies to `replies`, but none to the GM's own address and none past an
+        address's hourly limit; how many were added."""
+        queued = 0
         now = utcnow()
-        replies.append(
-            {
-                "message_id": new_message_id(gm_address.rpartition("@")[2] or None),
-                "to_addr": message.reply_to,
-                "subject": _reply_subject(message.subject),
-                "body_text": reply,
-                "in_reply_to": message.message_id,
+        domain = self.gm_address.rpartition("@")[2] or None
+        for out in outgoing:
+            if not out.to or out.to == self.gm_address.lower() or lookups.replies_sent(out.to) >= out.per_hour:
+                continue
+            lookups.reply_queued(out.to)
+            replies.append({
+                "message_id": new_message_id(domain),
+                "to_addr": out.to,
+                "subject": out.subject,
+                "body_text": out.text,
+                "in_reply_to": in_reply_to,
                 "inbound_id": inbound_id,
-                "kind": "ack",
+                "kind": out.kind,
                 "created_at": now,
                 "next_attempt_at": now,
-            }
-        )
-        return IngestOutcome(inbound_id, outcome, 1)
+            })
+            queued += 1
+        return queued
+
+    def _failed(self, session: Session, lookups: Lookups, i: int, error: Exception) -> IngestOutcome:
+        """Mail `i` failed alone (its savepoint was undone). Left for a later attempt, unless it has
+        failed so often that it is recorded as failed, with a fixed notice to its sender."""
+        mail, message = self.mails[i], self.messages[i]
+        log.error("mail %s failed (attempt %d): %s: %s", message.message_id, mail.attempts + 1,
+                  type(error).__name__, error, exc_info=error)
+        if mail.attempts + 1 < GIVE_UP_AFTER:
+            return IngestOutcome(None, f"failed: {type(error).__name__}", 0, error)
+        outcome = f"failed: {type(error).__name__} (gave up after {mail.attempts + 1} attempts)"
+        try:
+            with session.begin_nested():
+                row = _InboundRow(session, self._inbound_values(i, outcome))
+                replies: list[dict[str, object]] = []
+                text = render_notice("failed")
+                notice = Outgoing(message.sender, "gm: your mail could not be read", text, "notice",
+                                  NOTICES_PER_HOUR)
+                queued = self._queue(lookups, [notice], row.id(), message.message_id, replies)
+                if replies:
+                    session.connection().execute(_INSERT_OUTBOX, replies)
+            log.error("mail %s recorded as failed and its sender told", message.message_id)
+            return IngestOutcome(row.id(), outcome, queued)
+        except Exception as e:  # not even that: left for a later attempt
+            lookups.forget_pending()
+            return IngestOutcome(None, f"failed: {type(e).__name__}", 0, e)
+
+
+class _Answer:
+    """Carries out the commands of one mail and says what to mail in answer, and to whom."""
+
+    def __init__(self, batch: _Batch, i: int, record_mail: Callable[[], int]) -> None:
+        self.batch = batch
+        self.mail = batch.mails[i]
+        self.message = batch.messages[i]
+        self.prehashed = batch.prehashed[i]
+        self.record_mail = record_mail
+
+    def run(self, session: Session, lookups: Lookups, outcome: str, careful: bool) -> list[Outgoing]:
+        """The mails to send in answer (none for mail that must never be answered). Mail with only
+        list or bulk headers (which a relay may add to a player's mail) is processed too, and
+        answered only if it signs on (SIGNON or JOIN with the right password): a list's or a
+        robot's mail never does."""
+        message, batch = self.message, self.batch
+        size, max_size = self.mail.full_size, batch.max_size
+        if outcome == "too large":
+            refused = (
+                f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
+                "Nothing in it was read. Send your orders as plain text, without attachments."
+            )
+            text = render_ack("", [], None, [], refused=refused)
+            return [Outgoing(message.sender, "gm: your mail was too large", text, "notice", NOTICES_PER_HOUR)]
+        list_mail = message.soft_automatic and size <= max_size
+        if outcome != "processed" and not list_mail:
+            return []
+        ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
+                      lookups=lookups, prehashed=self.prehashed)
+        lines = command_lines(message.text)
+        for line in lines[:MAX_LINES]:
+            self._line(ctx, line, careful)
+            if ctx.signed_off:
+                break
+        if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
+            orders.write_orders(session, lookups)
+        notices = [Outgoing(to, subject, text, "notice", batch.replies_per_hour) for to, subject, text in ctx.notices]
+        if not ctx.signed:
+            if outcome != "processed":
+                return []  # list or bulk mail that did not sign on: never answered
+            # Someone who signed on to nothing: a fixed notice, nothing of what they wrote.
+            text = render_notice("stranger", gm_address=batch.gm_address, sections=ctx.sections,
+                                 problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL])
+            return [Outgoing(message.sender, "gm: how to send orders", text, "notice", NOTICES_PER_HOUR), *notices]
+        text = render_ack(message.subject, ctx.results, _status(ctx), ctx.sections,
+                          unread=max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0)
+        addresses = list(dict.fromkeys(player.email for player in ctx.signed))
+        acks = [Outgoing(to, reply_subject(message.subject), text, "ack", batch.replies_per_hour) for to in addresses]
+        return acks + notices
+
+    def _line(self, ctx: Context, line: str, careful: bool) -> None:
+        session, lookups = ctx.session, ctx.lookups
+        command, args = command_for(line)
+        if command is None:
+            run = functools.partial(orders.run, ctx, line)
+        else:
+            if careful:  # written outside the command's savepoint, which may be undone
+                orders.write_orders(session, lookups)
+            run = functools.partial(command.run, ctx, args, line)
+        if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again
+            run()
+            return
+        try:
+            with session.begin_nested():  # a command that fails undoes only itself
+                run()
+        except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
+            log.exception("command failed: %r", line)
+            lookups.forget()  # its savepoint was rolled back
+            ctx.reject(line, "the judge could not carry this out (the GM has been told)")
 
 
 class _InboundRow:
@@ -282,28 +452,28 @@ def _headers_of(raw: bytes) -> bytes:
 
 
 def _seen_before(
-    session: Session, messages: list[InboundMessage], uids: list[int | None], uidvalidity: int | None
+    session: Session, keys: list[str], uids: list[int | None], uidvalidity: int | None
 ) -> tuple[set[str], set[int]]:
-    """Which of these Message-IDs, and which of these UIDs (of `uidvalidity`), are recorded already."""
-    ids = {m.message_id for m in messages}
+    """Which of these dedup keys, and which of these UIDs (of `uidvalidity`), are recorded already."""
+    wanted = set(keys)
     known_uids = [uid for uid in uids if uid is not None]
-    same = InboundMail.message_id.in_(ids)
+    same = InboundMail.dedup_key.in_(wanted)
     if known_uids and uidvalidity is not None:
         same = or_(same, (InboundMail.imap_uidvalidity == uidvalidity) & InboundMail.imap_uid.in_(known_uids))
-    rows = session.execute(select(InboundMail.message_id, InboundMail.imap_uidvalidity, InboundMail.imap_uid).where(same))
-    seen_ids: set[str] = set()
+    rows = session.execute(select(InboundMail.dedup_key, InboundMail.imap_uidvalidity, InboundMail.imap_uid).where(same))
+    seen_keys: set[str] = set()
     seen_uids: set[int] = set()
-    for message_id, validity, uid in rows:
-        if message_id in ids:
-            seen_ids.add(message_id)
+    for key, validity, uid in rows:
+        if key in wanted:
+            seen_keys.add(key)
         if uid is not None and validity == uidvalidity:
             seen_uids.add(uid)
-    return seen_ids, seen_uids
+    return seen_keys, seen_uids
 
 
 def _outcome(message: InboundMessage, size: int, max_size: int) -> str:
     """What becomes of the mail: 'processed' unless it is never read or never answered. (List or
-    bulk mail is 'automatic' here, and 'processed' once it signs on: see _reply.)"""
+    bulk mail is 'automatic' here, and 'processed' once it signs on: see _Answer.run.)"""
     if message.automatic:
         return f"automatic: {message.automatic}"
     if not message.sender:
@@ -311,58 +481,6 @@ def _outcome(message: InboundMessage, size: int, max_size: int) -> str:
     if size > max_size:
         return "too large"
     return "processed"
-
-
-def _reply(
-    session: Session,
-    lookups: Lookups,
-    message: InboundMessage,
-    outcome: str,
-    record_mail: Callable[[], int],
-    size: int,
-    max_size: int,
-    verifier: PasswordVerifier,
-    careful: bool,
-) -> str | None:
-    """Carry out the commands of a mail to be processed; the acknowledgement text (None: no reply
-    at all, for mail that must never be answered). Mail with only list or bulk headers (which a
-    relay may add to a player's mail) is processed too, and answered only if it signs on (SIGNON
-    or JOIN with the right password): a list's or a robot's mail never does."""
-    if outcome == "too large":
-        refused = (
-            f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
-            "Nothing in it was read. Send your orders as plain text, without attachments."
-        )
-        return render_ack(message.subject, [], None, [], refused=refused)
-    list_mail = message.soft_automatic and size <= max_size
-    if outcome != "processed" and not list_mail:
-        return None
-    ctx = Context(session=session, message=message, record_mail=record_mail, verifier=verifier, lookups=lookups)
-    for line in command_lines(message.text)[:MAX_LINES]:
-        command, args = command_for(line)
-        if command is None:
-            run = functools.partial(orders.run, ctx, line)
-        else:
-            if careful:  # written outside the command's savepoint, which may be undone
-                orders.write_orders(session, lookups)
-            run = functools.partial(command.run, ctx, args, line)
-        if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again
-            run()
-        else:
-            try:
-                with session.begin_nested():  # a command that fails undoes only itself
-                    run()
-            except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
-                log.exception("command failed: %r", line)
-                ctx.lookups.forget()  # its savepoint was rolled back
-                ctx.reject(line, "the judge could not carry this out (the GM has been told)")
-        if ctx.signed_off:
-            break
-    if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
-        orders.write_orders(session, lookups)
-    if outcome != "processed" and ctx.player is None:
-        return None  # list or bulk mail that did not sign on: never answered
-    return render_ack(message.subject, ctx.results, _status(ctx), ctx.sections)
 
 
 def _status(ctx: Context) -> PowerStatus | None:
@@ -373,22 +491,16 @@ def _status(ctx: Context) -> PowerStatus | None:
         return None
     variant = variant_of(ctx.game)
     power = ctx.player.power
-    orders = ctx.lookups.on_file(OrderRecord, phase.row, power)
+    orders_on_file = ctx.lookups.on_file(OrderRecord, phase.row, power)
     points = variant.rules.points_available(variant, phase.state, power)
     allocations = [] if points is None else ctx.lookups.on_file(SecretAllocation, phase.row, power)
     return PowerStatus(
         power=power,
         game=ctx.game.name,
         phase=phase.row.label,
-        orders=[o.canonical for o in orders],
-        missing=units_without_orders(phase.state, power, orders),
+        orders=[o.canonical for o in orders_on_file],
+        missing=units_without_orders(phase.state, power, orders_on_file),
         allocations=[a.canonical for a in allocations],
         points=points,
         used=sum(a.points for a in allocations),
     )
-
-
-def _reply_subject(subject: str) -> str:
-    if not subject:
-        return "gm: your orders"
-    return subject if subject.lower().startswith("re:") else f"Re: {subject}"

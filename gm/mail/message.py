@@ -27,6 +27,9 @@ from typing import TypeVar
 ACK_MARKER = "=== gm acknowledgement ==="
 """The line that starts the judge's acknowledgement; a pasted copy of it ends a player's text."""
 
+MAX_ADDRESS = 254  # the longest address SMTP can deliver to (RFC 5321's 256-octet path, less '<>')
+MAX_MESSAGE_ID = 250  # longer Message-IDs are kept as a hash: no mail program writes one
+MAX_SUBJECT = 500  # characters of a subject kept
 _MAX_TEXT = 500_000  # characters of a body read at most: a player's text is never near this
 _MAX_MARKUP = 5_000_000  # characters of HTML read at most, once inline images are taken out
 
@@ -65,7 +68,7 @@ def read_message(raw: bytes) -> InboundMessage:
     message_id = _safe(lambda: _message_id(_header(msg, "message-id")), None) or generated_id
     sender = _safe(lambda: _address(_header(msg, "from")), "")
     reply_to = _safe(lambda: _address(_header(msg, "reply-to")), "") or sender
-    subject = _safe(lambda: _unstructured(_header(msg, "subject")), "")
+    subject = _safe(lambda: _unstructured(_header(msg, "subject"))[:MAX_SUBJECT], "")
     text = _safe(lambda: _keep(_body_text(msg)), "")
     automatic, soft = _safe(lambda: _automatic(msg, sender, reply_to, subject),
                             ("unreadable headers", False))
@@ -204,19 +207,23 @@ _SIMPLE_ADDRESS = re.compile(
 
 
 def _address(value: str | None) -> str:
-    """The first addr-spec of an address header, lower-cased; '' when there is none."""
+    """The first addr-spec of an address header, lower-cased; '' when there is none, or when it
+    is longer than any address mail can be sent to."""
     if not value:
         return ""
     simple = _SIMPLE_ADDRESS.fullmatch(value)
     if simple:  # the usual forms, without the full (and slow) RFC 5322 parser
-        return simple.group("spec").lower()
+        spec = simple.group("spec").lower()
+        return spec if len(spec) <= MAX_ADDRESS else ""
+    if len(value) > 100 * MAX_ADDRESS:  # no header naming one address is this long
+        return ""
     try:
         specs = [a.addr_spec for a in email.policy.default.header_factory("from", value).addresses]
     except Exception:
         specs = [addr for _, addr in email.utils.getaddresses([value])]
     for spec in specs:
         spec = _clean(str(spec)).strip().strip("<>").strip().lower()
-        if spec and not re.search(r"[\x00-\x1f<>\n]", spec):
+        if spec and len(spec) <= MAX_ADDRESS and not re.search(r"[\x00-\x1f<>\n]", spec):
             return spec
     return ""
 
@@ -225,7 +232,11 @@ _MSGID = re.compile(r"<([^<>]*)>")
 
 
 def _norm_id(core: str) -> str | None:
+    """'<core>', cleaned; an over-long one as a hash of it (the same for the same id), so that it
+    fits where it is stored."""
     core = re.sub(r"[\x00-\x20\x7f<>]+", "", _clean(core))
+    if len(core) > MAX_MESSAGE_ID:
+        core = hashlib.sha256(core.encode("utf-8", "surrogatepass")).hexdigest() + "@long-id.gm.invalid"
     return f"<{core}>" if core else None
 
 
@@ -245,7 +256,7 @@ def _references(value: str | None) -> tuple[str, ...]:
         return ()
     cores = _MSGID.findall(value) if "<" in value else value.split()
     ids: list[str] = []
-    for core in cores:
+    for core in cores[-50:]:  # the nearest ancestors; a thread is never that deep
         norm = _norm_id(core)
         if norm and norm not in ids:
             ids.append(norm)

@@ -48,15 +48,47 @@ def _environment(folder: str) -> Environment:
     )
 
 
+MAX_SHOWN_LINES = 100  # lines of a mail shown back in its acknowledgement; the rest are counted
+MAX_SHOWN_CHARS = 200  # characters of one line (or of the reason for it) shown back
+MAX_SUBJECT = 120  # characters of the subject of a mail repeated in the reply's subject
+
+
+def _cut(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 def render_ack(
     subject: str,
     results: list[LineResult],
     status: PowerStatus | None,
     sections: list[tuple[str, str]],
     refused: str = "",
+    unread: int = 0,
     lang: str = "en",
 ) -> str:
-    template = _environment(os.path.join(templates_dir(), lang)).get_template("ack.txt.j2")
-    return template.render(
-        marker=ACK_MARKER, subject=subject, results=results, status=status, sections=sections, refused=refused
+    """The acknowledgement of a player's mail. What it shows of the mail is bounded: at most
+    MAX_SHOWN_LINES lines of MAX_SHOWN_CHARS each; `unread` lines past what the judge reads are
+    counted, not shown."""
+    shown = [LineResult(_cut(r.text), r.accepted, _cut(r.detail, 2 * MAX_SHOWN_CHARS)) for r in results[:MAX_SHOWN_LINES]]
+    return _render(
+        "ack.txt.j2", lang, marker=ACK_MARKER, subject=_cut(subject, MAX_SUBJECT), results=shown, status=status,
+        sections=sections, refused=refused, not_shown=len(results) - len(shown), unread=unread,
     )
+
+
+def render_notice(name: str, lang: str = "en", **values: object) -> str:
+    """A fixed notice, templates/<lang>/<name>.txt.j2: nothing in it comes from the mail that
+    caused it but what `values` give (the judge's own words, names from the database)."""
+    return _render(f"{name}.txt.j2", lang, marker=ACK_MARKER, **values)
+
+
+def _render(template: str, lang: str, **values: object) -> str:
+    return _environment(os.path.join(templates_dir(), lang)).get_template(template).render(**values)
+
+
+def reply_subject(subject: str) -> str:
+    """'Re: <subject>' of a player's mail, bounded."""
+    if not subject:
+        return "gm: your orders"
+    subject = _cut(subject, MAX_SUBJECT)
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"

@@ -1,6 +1,7 @@
 """The database tables as SQLAlchemy models: games, players, phases, orders, mail in and out, audit."""
 from __future__ import annotations
 
+import hashlib
 import socket
 from datetime import UTC, datetime
 from email.utils import make_msgid
@@ -148,7 +149,10 @@ class InboundMail(Base):
     __table_args__ = (UniqueConstraint("imap_uidvalidity", "imap_uid"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    message_id: Mapped[str] = mapped_column(String(MESSAGE_ID), unique=True)
+    message_id: Mapped[str] = mapped_column(String(MESSAGE_ID), index=True)
+    # What makes two mails the same mail (see dedup_key): not the Message-ID alone, which anyone
+    # who saw a mail can send first.
+    dedup_key: Mapped[str] = mapped_column(String(64), unique=True)
     # Where the mail sits on the IMAP server; NULL for mail that came another way.
     imap_uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
     imap_uid: Mapped[int | None] = mapped_column(BigInteger)
@@ -158,6 +162,15 @@ class InboundMail(Base):
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     processed_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[str | None] = mapped_column(String(255))  # 'processed', 'automatic: ...', 'too large'
+
+
+def dedup_key(message_id: str, sender: str, text: str) -> str:
+    """The key of a mail taken in: its Message-ID, its sender and what it says. A mail delivered
+    twice has the same key; another mail sent first with its Message-ID does not."""
+    digest = hashlib.sha256()
+    for part in (message_id, sender, text):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 class _OrderColumns:
@@ -206,6 +219,7 @@ class OutboundMail(Base):
             sqlite_where=text("sent_at IS NULL"),
             postgresql_where=text("sent_at IS NULL"),
         ),
+        Index("ix_outbox_to_addr_created_at", "to_addr", "created_at"),  # mails to an address an hour
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.games import create_game
 from gm.mail import auth
 from gm.mail import ingest as ingest_module
+from gm.mail import reply as reply_module
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
 from gm.mail.message import ACK_MARKER
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade
@@ -38,7 +39,7 @@ def mail(sender: str, body: str, *, subject: str = "orders", html: bool = False,
     m["From"] = sender
     m["To"] = GM
     m["Subject"] = subject
-    m["Message-ID"] = f"<m{next(_ids)}@players.example>"
+    m["Message-ID"] = headers.pop("Message_ID", f"<m{next(_ids)}@players.example>")
     for k, v in headers.items():
         m[k.replace("_", "-")] = v
     if html:
@@ -69,10 +70,18 @@ class Judge:
         return [(to, text) for to, text in rows]
 
     def say(self, sender: str, body: str, **kw: str) -> str:
-        """Send a mail and return the acknowledgement it got."""
+        """Send a mail and return the one reply it got, wherever that went."""
         out = self.send(mail(sender, body, **kw))
         assert out.replies == 1, out
-        return self.last_reply(sender)
+        (reply,) = self.replies_for(out)
+        return reply[1]
+
+    def replies_for(self, out: IngestOutcome) -> list[tuple[str, str]]:
+        """(to, text) of the replies to one mail, in order."""
+        with transaction(self.sf) as s:
+            rows = s.execute(select(OutboundMail.to_addr, OutboundMail.body_text)
+                             .where(OutboundMail.inbound_id == out.inbound_id).order_by(OutboundMail.id)).all()
+        return [(to, text) for to, text in rows]
 
     def last_reply(self, to: str) -> str:
         with transaction(self.sf) as s:
@@ -155,9 +164,9 @@ def test_njudge_signon_form(game: Judge) -> None:
 
 
 def test_wrong_password_changes_nothing(game: Judge) -> None:
-    ack = game.say("mallory@evil.example", "SIGNON France g1 guess\nA Par - Bur")
-    assert line_of(ack, "SIGNON France g1 ********") == "REJECTED : wrong password for France in g1"
-    assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order: sign on first")
+    notice = game.say("mallory@evil.example", "SIGNON France g1 guess\nA Par - Bur")
+    assert "Signing on failed:\n  wrong password for France in g1" in notice
+    assert "A Par - Bur" not in notice and "guess" not in notice  # nothing of the mail is repeated
     assert game.current_orders("France") == []
     with transaction(game.sf) as s:
         failure = s.scalars(select(AuthFailure)).one()
@@ -204,7 +213,7 @@ def test_the_right_password_works_after_guesses_in_the_players_name(game: Judge)
     """Ten wrong passwords sent from the player's own address (forged) do not lock the player out,
     and the player is told of them at the next sign-on."""
     for _ in range(10):
-        game.say("france@players.example", "SIGNON France g1 guess")
+        game.send(mail("france@players.example", "SIGNON France g1 guess"))
     ack = game.say("france@players.example", "SIGNON France g1 pw-France\nA Par - Bur")
     assert line_of(ack, "A Par - Bur") == "accepted = A PAR - BUR"
     assert "warning: 10 wrong passwords for France were sent to the judge" in ack
@@ -227,8 +236,8 @@ def test_a_failed_second_signon_leaves_the_mail_signed_off(game: Judge) -> None:
 
 def test_password_checks_per_mail_are_bounded(game: Judge) -> None:
     body = "\n".join(f"SIGNON France g1 guess{i}" for i in range(auth.CHECKS_PER_MAIL + 3))
-    ack = game.say("x@x.example", body)
-    assert ack.count(f"at most {auth.CHECKS_PER_MAIL} sign-ons are read in one mail") == 3
+    notice = game.say("x@x.example", body)
+    assert notice.count(f"wrong password for France in g1") == auth.CHECKS_PER_MAIL  # the problems told, no more
     assert game.count(AuthFailure) == auth.CHECKS_PER_MAIL
 
 
@@ -240,7 +249,10 @@ def test_clear_withdraws_the_orders(game: Judge) -> None:
 
 
 def test_set_password_and_address(game: Judge) -> None:
-    ack = game.say("fr@x.example", "SIGNON France g1 pw-France\nSET PASSWORD newpw\nSET ADDRESS France <new@x.example>")
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nSET PASSWORD newpw\nSET ADDRESS France <new@x.example>"))
+    (to, ack), (old, notice) = game.replies_for(out)
+    assert (to, old) == ("new@x.example", "france@players.example")  # the old address is told
+    assert "Mail for France in g1 now goes to new@x.example, no longer to this address." in notice
     assert "newpw" not in ack
     assert line_of(ack, "SET PASSWORD ********") == "accepted = password changed"
     assert line_of(ack, "SET ADDRESS France <new@x.example>") == (
@@ -277,9 +289,8 @@ def test_one_address_plays_one_power_unless_the_game_allows_more(judge: Judge) -
         create_game(s, "g1", "standard")
         create_game(s, "g2", "standard").options = {"several_powers_per_address": True}
     judge.say("me@x.example", "JOIN g1 France pw1")
-    ack = judge.say("me@x.example", "JOIN g1 England pw2")
-    assert line_of(ack, "JOIN g1 England ********") == (
-        "REJECTED : this address plays France in g1 already: one address plays one power")
+    notice = judge.say("me@x.example", "JOIN g1 England pw2")
+    assert "this address plays France in g1 already: one address plays one power" in notice
     judge.say("me@x.example", "JOIN g2 France pw1")
     ack = judge.say("me@x.example", "JOIN g2 England pw2")
     assert line_of(ack, "JOIN g2 England ********").startswith("accepted = you play England in g2")
@@ -337,13 +348,13 @@ def test_join_errors(game: Judge) -> None:
     ack = game.say("x@x.example", "JOIN g1 France pw\nJOIN g2 Atlantis pw\nJOIN g3 Rome pw\nJOIN g2 Rome pw")
     assert line_of(ack, "JOIN g1 France ********") == "REJECTED : g1 is not taking new players"
     assert line_of(ack, "JOIN g2 Atlantis ********").startswith("REJECTED : g2 (Classical")
-    assert line_of(ack, "JOIN g3 Rome ********") == "REJECTED : there is no game called 'g3'"
+    assert line_of(ack, "JOIN g3 Rome ********") == "REJECTED : there is no such game (LIST shows the games)"
     assert line_of(ack, "JOIN g2 Rome ********") == "accepted = you play Rome in g2 (1 of 5 powers taken)"
 
 
 def test_orders_without_signon_and_nonsense(game: Judge) -> None:
-    ack = game.say("x@x.example", "A Par - Bur\nHello judge!")
-    assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order")
+    notice = game.say("x@x.example", "A Par - Bur\nHello judge!")
+    assert "Your mail signed on to no game" in notice and "Hello" not in notice
     ack = game.say("fr@x.example", "SIGNON France g1 pw-France\nHello judge!\nA Par - Xyzzy\nBuild A Par")
     assert line_of(ack, "A Par - Xyzzy") == "REJECTED : unknown province 'Xyzzy'"
     assert line_of(ack, "Build A Par") == "REJECTED : build orders are only accepted in an adjustment phase"
@@ -392,7 +403,7 @@ def test_list_or_bulk_mail_that_signs_on_is_a_players_and_answered(game: Judge, 
     out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", **headers))
     assert (out.outcome, out.replies) == ("processed", 1)
     assert _recorded_outcome(game, out.inbound_id) == "processed"
-    assert line_of(game.last_reply("fr@x.example"), "A Par-Bur") == "accepted = A PAR - BUR"
+    assert line_of(game.last_reply("france@players.example"), "A Par-Bur") == "accepted = A PAR - BUR"
     assert game.current_orders("France") == ["A PAR - BUR"]
     # JOIN signs on too
     with transaction(game.sf) as s:
@@ -483,11 +494,51 @@ def test_each_mail_is_processed_exactly_once(game: Judge) -> None:
     assert stored == raw  # kept whole, for disputes and replay
 
 
-def test_reply_goes_to_the_sender_only_and_never_to_the_judge(game: Judge) -> None:
-    out = game.send(mail("fr@x.example", "LIST", Reply_To="<france.replies@x.example>"))
-    assert out.replies == 1
-    assert "Games" in game.last_reply("france.replies@x.example")
+def test_the_ack_goes_to_the_powers_address_whoever_sends(game: Judge) -> None:
+    """Once a mail signs on, its acknowledgement goes to the address the power registered, not to
+    the From or Reply-To of the mail: those can name anyone."""
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", Reply_To="<victim@else.example>"))
+    assert [to for to, _ in game.replies_for(out)] == ["france@players.example"]
+    # Signed on as two powers: each of their addresses gets the acknowledgement.
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nSIGNON England g1 pw-England\nF Lon H"))
+    assert [to for to, _ in game.replies_for(out)] == ["france@players.example", "england@players.example"]
+
+
+def test_a_stranger_gets_a_short_fixed_notice_and_nothing_of_the_mail(game: Judge) -> None:
+    spam = "\n".join(f"Buy cheap watches at spam{i}.example {'x' * 300}" for i in range(400))
+    out = game.send(mail("victim@else.example", spam, subject="Cheap watches " * 50))
+    ((to, text),) = game.replies_for(out)
+    assert to == "victim@else.example"
+    assert "watches" not in text and "spam" not in text and len(text) < 1500
+    with transaction(game.sf) as s:
+        subject = s.scalar(select(OutboundMail.subject).where(OutboundMail.inbound_id == out.inbound_id))
+    assert subject == "gm: how to send orders"
+    # LIST and HELP are the judge's own words: a stranger gets them.
+    assert "g1: Diplomacy (standard map), active" in game.say("someone@else.example", "LIST")
+
+
+def test_replies_to_one_address_are_limited_per_hour(game: Judge) -> None:
+    answered = [game.send(mail("victim@else.example", "hello")).replies for _ in range(ingest_module.NOTICES_PER_HOUR + 2)]
+    assert answered == [1] * ingest_module.NOTICES_PER_HOUR + [0, 0]
+    before = len([to for to, _ in game.replies() if to == "france@players.example"])  # its JOIN's
+    limited = [ingest(game.sf, mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H"), gm_address=GM,
+                      verifier=game.verifier, replies_per_hour=before + 2).replies for _ in range(3)]
+    assert limited == [1, 1, 0]  # the orders of the third are on file all the same
+    assert game.current_orders("France") == ["A PAR H"]
+
+
+def test_an_acknowledgement_shows_a_bounded_part_of_the_mail(game: Judge) -> None:
+    body = "SIGNON France g1 pw-France\n" + "\n".join(f"A Par - Bur {'x' * 500}" for _ in range(700))
+    ack = game.say("fr@x.example", body)
+    assert max(len(line) for line in ack.splitlines()) < 2 * reply_module.MAX_SHOWN_CHARS + 50
+    assert f"... and {ingest_module.MAX_LINES - reply_module.MAX_SHOWN_LINES} more lines, not shown here" in ack
+    assert "(201 lines after these were not read: send at most 500 lines a mail)" in ack
+
+
+def test_the_judge_never_answers_itself(game: Judge) -> None:
     assert game.send(mail(GM, "LIST")).replies == 0  # a mail from the judge itself is not answered
+    out = game.send(mail("fr@x.example", "LIST"))
+    assert out.replies == 1
     with transaction(game.sf) as s:
         reply_id = s.scalars(select(OutboundMail.message_id).order_by(OutboundMail.id.desc())).first()
     assert reply_id is not None and reply_id.endswith("@judge.example>")  # the GM's own domain
@@ -591,7 +642,7 @@ def test_a_command_that_raises_is_rejected_alone_and_the_batch_goes_on(
     assert game.current_orders("France") == ["A PAR - BUR"]
     assert game.current_orders("England") == ["F LON - NTH"]
     assert game.current_orders("Germany") == ["A MUN - RUH"]
-    ack = game.last_reply("en@x.example")
+    ack = game.last_reply("england@players.example")
     assert "could not carry this out" in line_of(ack, "SUMMARY")
     assert "RuntimeError: a bug" in caplog.text
 
@@ -618,3 +669,78 @@ def test_a_mail_that_fails_is_left_for_later_and_the_others_are_kept(
     again, known = game.send_batch([doomed, fine])
     assert (again.outcome, known.outcome) == ("processed", "duplicate")
     assert game.current_orders("France") == ["A PAR - BUR"]
+
+
+# --- what a hostile mail cannot do ---------------------------------------------------------------
+
+
+def test_over_long_ids_and_addresses_are_bounded_when_read(game: Judge) -> None:
+    """On PostgreSQL an over-long Message-ID, From or Reply-To would not fit its column: the mail
+    would fail for ever. They are bounded when the mail is read, and the mail is answered."""
+    long_id = f"<{'x' * 2000}@players.example>"
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
+    assert out.outcome == "processed" and out.replies == 1
+    assert game.current_orders("France") == ["A PAR H"]
+    again = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
+    assert again.outcome == "duplicate"  # the hash of an id is the same every time
+    out = game.send(mail(f"{'a' * 400}@players.example", "LIST", Reply_To=f"{'b' * 400}@x.example"))
+    assert (out.outcome, out.replies) == ("automatic: no From address", 0)
+    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Mar H", Reply_To=f"{'b' * 400}@x.example"))
+    assert out.replies == 1
+
+
+def test_a_mail_id_sent_first_by_someone_else_does_not_drop_the_real_mail(game: Judge) -> None:
+    real = mail("france@players.example", "SIGNON France g1 pw-France\nA Par-Bur", Message_ID="<real-1@players.example>")
+    game.send(mail("mallory@evil.example", "hello", Message_ID="<real-1@players.example>"))
+    assert game.send(real).outcome == "processed"
+    assert game.current_orders("France") == ["A PAR - BUR"]
+    assert game.send(real).outcome == "duplicate"  # the same mail again is still a duplicate
+
+
+def test_a_game_name_with_a_look_alike_letter_names_no_game(judge: Judge) -> None:
+    with transaction(judge.sf) as s:
+        create_game(s, "game", "standard")
+    notice = judge.say("x@x.example", "JOIN g\u0430me France pw")  # a CYRILLIC SMALL LETTER A
+    assert "there is no such game" in notice
+    assert "you play France in game" in judge.say("x@x.example", "JOIN GAME France pw")
+
+
+def test_new_passwords_are_hashed_before_the_transaction(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gm.mail import commands
+
+    def no_hashing_here(password: str) -> str:
+        raise AssertionError("a password was hashed inside the transaction")
+
+    monkeypatch.setattr(commands, "hash_password", no_hashing_here)
+    with transaction(judge.sf) as s:
+        create_game(s, "g1", "standard")
+    assert "you play France in g1" in judge.say("me@x.example", "JOIN g1 France pw1")
+    ack = judge.say("me@x.example", "SIGNON France g1 pw1\nSET PASSWORD pw2")
+    assert line_of(ack, "SET PASSWORD ********") == "accepted = password changed"
+    assert "signed on as France" in judge.say("me@x.example", "SIGNON France g1 pw2")
+
+
+def test_a_mail_that_fails_again_and_again_is_recorded_and_its_sender_told(
+    game: Judge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = ingest_module._Batch._record
+
+    def failing(self, session, lookups, i, row, replies, *, careful):  # type: ignore[no-untyped-def]
+        if "poison" in self.messages[i].text:
+            raise RuntimeError("cannot be processed")
+        return real(self, session, lookups, i, row, replies, careful=careful)
+
+    monkeypatch.setattr(ingest_module._Batch, "_record", failing)
+    poison = mail("fr@x.example", "SIGNON France g1 pw-France\npoison")
+    fine = mail("en@x.example", "SIGNON England g1 pw-England\nF Lon H")
+    for attempt in range(ingest_module.GIVE_UP_AFTER - 1):
+        outcomes = ingest_batch(game.sf, [Fetched(1, poison, attempts=attempt), Fetched(2 + attempt, fine)],
+                                gm_address=GM, uidvalidity=9, verifier=game.verifier)
+        assert outcomes[0].failed and not outcomes[1].failed
+    last = ingest_batch(game.sf, [Fetched(1, poison, attempts=ingest_module.GIVE_UP_AFTER - 1)],
+                        gm_address=GM, uidvalidity=9, verifier=game.verifier)[0]
+    assert not last.failed and last.replies == 1
+    assert last.outcome == f"failed: RuntimeError (gave up after {ingest_module.GIVE_UP_AFTER} attempts)"
+    assert "The judge could not read your mail" in game.last_reply("fr@x.example")
+    assert game.current_orders("France") == []
+    assert ingest_batch(game.sf, [Fetched(1, poison)], gm_address=GM, uidvalidity=9)[0].outcome == "duplicate"

@@ -21,6 +21,7 @@ from gm.store.models import (
     OutboundMail,
     Player,
     SecretAllocation,
+    dedup_key,
 )
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -37,6 +38,7 @@ def add_game(sf: sessionmaker[Session], name: str = "tuscany") -> int:
 def add_mail(s: Session, message_id: str, uid: int | None = None, uidvalidity: int | None = None) -> InboundMail:
     mail = InboundMail(
         message_id=message_id,
+        dedup_key=dedup_key(message_id, "a@example.org", "body"),
         imap_uidvalidity=uidvalidity,
         imap_uid=uid,
         sender="a@example.org",
@@ -114,12 +116,16 @@ def test_game_names_are_unique_and_status_is_checked(session_factory: sessionmak
         s.add(Game(name="other", variant="standard", status="paused"))
 
 
-def test_inbound_message_ids_are_unique(session_factory: sessionmaker[Session]) -> None:
+def test_an_inbound_mail_is_recorded_once(session_factory: sessionmaker[Session]) -> None:
     with transaction(session_factory) as s:
         add_mail(s, "<1@example.org>")
     with pytest.raises(IntegrityError), transaction(session_factory) as s:
         add_mail(s, "<1@example.org>")
     assert count(session_factory, InboundMail) == 1
+    assert dedup_key("<1@x>", "a@x", "A Par-Bur") == dedup_key("<1@x>", "a@x", "A Par-Bur")
+    keys = {dedup_key("<1@x>", "a@x", "A Par-Bur"), dedup_key("<1@x>", "b@x", "A Par-Bur"),
+            dedup_key("<1@x>", "a@x", "A Par-Pic"), dedup_key("<1@x>a@x", "", "A Par-Bur")}
+    assert len(keys) == 4
 
 
 def test_an_imap_uid_is_unique_within_its_uidvalidity(session_factory: sessionmaker[Session]) -> None:

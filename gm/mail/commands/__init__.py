@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+from datetime import timedelta
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
-from gm.store.models import Game, GamePhase, Player
+from gm.store.models import Game, GamePhase, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
+NO_SUCH_GAME = "there is no such game (LIST shows the games)"
 
 
 class Lookups:
@@ -45,6 +47,7 @@ class Lookups:
         # shows it without asking the database again.
         self.pending_orders: list[tuple[type, dict[str, Any]]] = []
         self._on_file: dict[tuple[type, int, str], list[OnFile]] = {}
+        self._replies: dict[str, int] = {}
 
     def game(self, name: str) -> Game | None:
         key = name.strip()  # find_game checks the name before it folds case: 'K' (Kelvin) is no 'k'
@@ -80,6 +83,19 @@ class Lookups:
             self._on_file[key] = view
         return self._on_file[key]
 
+    def replies_sent(self, to: str) -> int:
+        """Mails queued to `to` in the last hour, those of this transaction included."""
+        if to not in self._replies:
+            since = utcnow() - timedelta(hours=1)
+            self._replies[to] = self.session.scalar(
+                select(func.count()).select_from(OutboundMail).where(OutboundMail.to_addr == to,
+                                                                    OutboundMail.created_at >= since)
+            ) or 0
+        return self._replies[to]
+
+    def reply_queued(self, to: str) -> None:
+        self._replies[to] = self.replies_sent(to) + 1
+
     def forget(self) -> None:
         """After a change to games, phases or players that this cache did not make itself (a game
         starting, a player joining) or after a rollback. Orders stored and not yet written stay:
@@ -89,6 +105,7 @@ class Lookups:
         self._players.clear()
         self.auth_failures.forget()
         self._on_file.clear()
+        self._replies.clear()
 
     def forget_pending(self) -> None:
         """After a mail's savepoint was rolled back: the orders it stored are gone with it."""
@@ -118,6 +135,10 @@ class Context:
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
     player: Player | None = None  # signed on
     game: Game | None = None
+    signed: list[Player] = field(default_factory=list)  # every player the mail signed on as
+    # Why each SIGNON or JOIN of the mail failed: the judge's own words and names from the
+    # database only, so that they can be told to a sender who signed on to nothing.
+    sign_on_problems: list[str] = field(default_factory=list)
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
     password_checks: int = 0  # passwords checked for this mail (see gm.mail.auth.CHECKS_PER_MAIL)
     new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
@@ -130,6 +151,16 @@ class Context:
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""
         return None if self.game is None else self.lookups.phase(self.game)
+
+    def sign_on(self, player: Player, game: Game) -> None:
+        """The lines after this act for `player`; the acknowledgement goes to its address."""
+        self.player, self.game = player, game
+        if player not in self.signed:
+            self.signed.append(player)
+
+    def refuse_sign_on(self, shown: str, reason: str) -> None:
+        self.reject(shown, reason)
+        self.sign_on_problems.append(reason)
 
     def signed_on(self, shown: str) -> bool:
         """True when the mail has signed on to a game; else the line is rejected saying so."""

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from gm.engine.parse import resolve_power
 from gm.games import active_players, start_game, variant_of
-from gm.mail.commands import Context, masked
+from gm.mail.commands import NO_SUCH_GAME, Context, masked
 from gm.store.models import AuditEntry, GameStatus, Player
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
 HELP = "take a power in a game that is forming; the password protects your orders"
 TAKES_PASSWORD = True
+NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
 # The game option that lets one address play several powers of a game (off unless the GM sets it).
 SEVERAL_POWERS = "several_powers_per_address"
 
@@ -17,27 +18,28 @@ SEVERAL_POWERS = "several_powers_per_address"
 def run(ctx: Context, args: list[str], line: str) -> None:
     shown = masked(line)
     if len(args) < 3:
-        ctx.reject(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     game = ctx.lookups.game(args[0])
     if game is None:
-        ctx.reject(shown, f"there is no game called {args[0]!r}")
+        ctx.refuse_sign_on(shown, NO_SUCH_GAME)
         return
     if game.status != GameStatus.FORMING:
-        ctx.reject(shown, f"{game.name} is not taking new players")
+        ctx.refuse_sign_on(shown, f"{game.name} is not taking new players")
         return
     variant = variant_of(game)
     power = resolve_power(variant, " ".join(args[1:-1]))
     if power is None or power not in variant.great_powers:
-        ctx.reject(shown, f"{game.name} ({variant.title}) has no power {' '.join(args[1:-1])!r}")
+        ctx.refuse_sign_on(shown, f"{game.name} ({variant.title}) has no such power; "
+                                     f"its powers are {', '.join(variant.great_powers)}")
         return
     players = active_players(ctx.session, game)
     if any(p.power == power for p in players):
-        ctx.reject(shown, f"{power} is taken in {game.name}")
+        ctx.refuse_sign_on(shown, f"{power} is taken in {game.name}")
         return
     mine = [p.power for p in players if p.email == ctx.message.sender]
     if mine and not (game.options or {}).get(SEVERAL_POWERS):
-        ctx.reject(shown, f"this address plays {mine[0]} in {game.name} already: one address plays one power")
+        ctx.refuse_sign_on(shown, f"this address plays {mine[0]} in {game.name} already: one address plays one power")
         return
     password_hash = ctx.new_password_hash(shown, args[-1])
     if password_hash is None:
@@ -46,7 +48,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.session.add(player)
     ctx.session.flush()
     ctx.session.add(AuditEntry(game_id=game.id, actor=ctx.message.sender, action="join", detail={"power": power}))
-    ctx.player, ctx.game, ctx.changed = player, game, True
+    ctx.sign_on(player, game)
+    ctx.changed = True
     ctx.lookups.forget()  # a new player, and perhaps (below) a game under way
     taken = len(players) + 1
     if taken == len(variant.great_powers):

@@ -6,6 +6,7 @@ from email.utils import parseaddr
 from email_validator import EmailNotValidError, validate_email
 
 from gm.mail.commands import Context
+from gm.mail.reply import render_notice
 from gm.store.models import AuditEntry
 
 NAME = "SET ADDRESS"
@@ -33,5 +34,4 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.accept(line, f"mail for {ctx.player.power} now goes to {address} (it went to {old})")
     # The old address hears of it: if the change was not its player's doing, they know at once.
     ctx.notify(old, f"{ctx.game.name}: mail for {ctx.player.power} now goes elsewhere",
-               f"Mail for {ctx.player.power} in {ctx.game.name} now goes to {address}, no longer to this address.\n"
-               "If you did not ask for this, sign on with your password and SET ADDRESS back; then change your password.")
+               render_notice("address_changed", power=ctx.player.power, game=ctx.game.name, new=address))

@@ -8,6 +8,7 @@ NAME = "SET PASSWORD"
 USAGE = "SET PASSWORD <new password>"
 HELP = "change your password (after SIGNON); one change a mail"
 TAKES_PASSWORD = True
+NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from gm.engine.parse import resolve_power
 from gm.games import variant_of
 from gm.mail.auth import CHECKS_PER_MAIL, check_password, report_failures
-from gm.mail.commands import Context, masked
+from gm.mail.commands import NO_SUCH_GAME, Context, masked
 
 NAME = "SIGNON"
 USAGE = "SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>)"
@@ -17,7 +17,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.player = ctx.game = None
     shown = masked(line)
     if len(args) < 2:
-        ctx.reject(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     password = args[-1]
     if len(args) == 2:  # njudge: 'SIGNON Fgame password'
@@ -29,21 +29,21 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         game = ctx.lookups.game(game_name)
         power = resolve_power(variant_of(game), " ".join(args[:-2])) if game else None
     if game is None:
-        ctx.reject(shown, f"there is no game called {game_name!r}")
+        ctx.refuse_sign_on(shown, NO_SUCH_GAME)
         return
     if power is None:
-        ctx.reject(shown, f"{game.name} has no such power")
+        ctx.refuse_sign_on(shown, f"{game.name} has no such power")
         return
     if ctx.password_checks >= CHECKS_PER_MAIL:
-        ctx.reject(shown, f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail")
+        ctx.refuse_sign_on(shown, f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail")
         return
     ctx.password_checks += 1
     player = ctx.lookups.player(game, power)
     why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, power, player, password)
     if why is not None or player is None:
-        ctx.reject(shown, why or f"wrong password for {power} in {game.name}")
+        ctx.refuse_sign_on(shown, why or f"wrong password for {power} in {game.name}")
         return
-    ctx.player, ctx.game = player, game
+    ctx.sign_on(player, game)
     ctx.accept(shown, f"signed on as {power} in {game.name}")
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
     if warning:
