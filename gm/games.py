@@ -115,10 +115,26 @@ class OnFile(NamedTuple):
     points: int  # of an allocation; 0 for an order
 
 
-def on_file(session: Session, table: type[OrderRecord] | type[SecretAllocation], phase: GamePhase,
-            power: str) -> list[OnFile]:
-    """What `power` has on file for `phase` in `table` (orders or allocations), oldest first."""
-    return _on_file(session, table, phase, power)
+def on_file_by_power(session: Session, table: type[OrderRecord] | type[SecretAllocation],
+                     phase: GamePhase) -> dict[str, list[OnFile]]:
+    """What each power has on file for `phase` in `table` (orders or allocations), oldest first:
+    one query for the whole phase, whose players send their mail together."""
+    t = table.__table__
+    points = t.c.points if table is SecretAllocation else literal(0)
+    query = _ON_FILE_BY_POWER.get(table)
+    if query is None:
+        query = _ON_FILE_BY_POWER[table] = (
+            select(t.c.power, t.c.unit, t.c.canonical, points)
+            .where(t.c.phase_id == bindparam("for_phase"), t.c.current.is_(True))
+            .order_by(t.c.id)
+        )
+    out: dict[str, list[OnFile]] = {}
+    for power, *entry in session.connection().execute(query, {"for_phase": phase.id}):
+        out.setdefault(power, []).append(OnFile(*entry))
+    return out
+
+
+_ON_FILE_BY_POWER: dict[type, Select[tuple[str, str, str, int]]] = {}  # built once each
 
 
 def add_on_file(view: list[OnFile], entry: OnFile) -> None:

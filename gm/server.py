@@ -1,5 +1,6 @@
 """`gm serve`: the database brought up to date, then the inbox watcher and the outbox sender side by
-side (with the embedded mail servers when no IMAP server is configured) until SIGINT or SIGTERM.
+side (with the embedded mail servers when no IMAP server is configured), and old mail cut to its
+headers every hour, until SIGINT or SIGTERM.
 The outbox sender runs in a process of its own (gm.mail.outbox_process), so that the two use two
 cores."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, ingest_batch
 from gm.mail.outbox_process import OutboxProcess
+from gm.mail.retention import purge_raw_mail_forever
 from gm.settings import MailServer, Settings
 from gm.store.db import AlreadyServing, make_engine, make_session_factory, service_lock, upgrade
 from gm.store.passwords import PasswordVerifier
@@ -69,6 +71,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction) 
                 gm_address=settings.gm_address,
                 max_size=settings.max_mail_size,
                 verifier=PasswordVerifier(),
+                replies_per_hour=settings.replies_per_hour,
             )
             watcher = InboxWatcher(
                 imap,
@@ -81,6 +84,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction) 
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(watcher.run(), name="inbox")
                 tasks.create_task(outbox.supervise(), name="outbox")
+                tasks.create_task(purge_raw_mail_forever(session_factory, settings.raw_mail_days), name="retention")
     finally:
         engine.dispose()
 

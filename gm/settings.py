@@ -9,6 +9,8 @@ gm.example.toml at the top of the repository lists every setting with its defaul
     data_dir = "/var/lib/gm"
     max_mail_size = 1000000
     poll_seconds = 60
+    raw_mail_days = 30
+    replies_per_hour = 60
 
     [imap]
     host = "imap.example.org"
@@ -25,10 +27,11 @@ gm.example.toml at the top of the repository lists every setting with its defaul
     password = "..."
 
 Every key has an environment variable: GM_ADDRESS, GM_DATABASE_URL, GM_TIMEZONE, GM_DATA_DIR,
-GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS, GM_IMAP_USER,
-GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs its own
-embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work together
-(an IMAP host without a login, say) are refused when loaded, not found out by a retrying server.
+GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
+GM_IMAP_USER, GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs
+its own embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work
+together (an IMAP host without a login, say) are refused when loaded, not found out by a retrying
+server.
 """
 from __future__ import annotations
 
@@ -77,6 +80,8 @@ class Settings:
     data_dir: Path = Path("data")
     max_mail_size: int = 1_000_000  # larger inbound mail is refused (with a reply)
     poll_seconds: float = 60.0  # IMAP polling interval, and the safety net while in IDLE
+    raw_mail_days: int = 30  # inbound mail is kept whole this long, then only its headers
+    replies_per_hour: int = 60  # mails to one player's address an hour at most (acks and notices)
 
     imap_host: str | None = None
     imap_port: int | None = None  # default by TLS mode: 993 for ssl, else 143
@@ -126,6 +131,8 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_DATA_DIR": "data_dir",
     "GM_MAX_MAIL_SIZE": "max_mail_size",
     "GM_POLL_SECONDS": "poll_seconds",
+    "GM_RAW_MAIL_DAYS": "raw_mail_days",
+    "GM_REPLIES_PER_HOUR": "replies_per_hour",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
         for section in _SECTIONS
@@ -178,7 +185,8 @@ def _read_toml(path: Path) -> dict[str, object]:
 
 
 _PORTS = {"imap_port", "smtp_port"}
-_INTS = {"max_mail_size"}
+_INTS = {"max_mail_size", "replies_per_hour"}
+_DAYS = {"raw_mail_days"}
 _FLOATS = {"poll_seconds"}
 _TLS = {"imap_tls", "smtp_tls"}
 
@@ -203,8 +211,17 @@ def _convert(name: str, value: object, where: str) -> Any:
     if name in _INTS:
         number = _whole_number(value)
         if number is None or number <= 0:
-            raise SettingsError(f"{where}: not a positive whole number: {value!r}: give a size in bytes, such as 1000000")
+            example = "a size in bytes, such as 1000000" if name == "max_mail_size" else "a number, such as 60"
+            raise SettingsError(f"{where}: not a positive whole number: {value!r}: give {example}")
         return number
+    if name in _DAYS:
+        days = _whole_number(value)
+        if days is None or days <= 0:
+            raise SettingsError(
+                f"{where}: not a positive whole number of days: {value!r}: give how many days a mail is kept "
+                "whole before only its headers are kept, such as 30"
+            )
+        return days
     if name in _FLOATS:
         try:
             seconds = float(cast(Any, value))

@@ -31,6 +31,7 @@ from gm.games import units_without_orders, variant_of
 from gm.mail import auth
 from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.message import InboundMessage, command_lines, read_message
+from gm.mail.redact import passwords_in, redact
 from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
@@ -202,11 +203,16 @@ class _Batch:
             if not careful:
                 values = [self._inbound_values(i) for i in new]
                 ids = session.connection().execute(_INSERT_INBOUNDS, values).scalars().all() if values else []
-                replies: list[dict[str, object]] = []
+                answers = []
                 for i, mail_values, inbound_id in zip(new, values, ids, strict=True):
                     row = _InboundRow(session, mail_values, inbound_id)
-                    outcomes[i] = self._record(session, lookups, i, row, replies, careful=False)
+                    answers.append((i, *self._record(session, lookups, i, row, careful=False)))
                 orders.write_orders(session, lookups)
+                # The replies last: the hourly count of every address they go to, read at once.
+                lookups.count_replies({out.to for _, _, outgoing in answers for out in outgoing})
+                replies: list[dict[str, object]] = []
+                for i, outcome, outgoing in answers:
+                    outcomes[i] = self._queue(lookups, i, outcome, outgoing, replies)
                 if replies:
                     session.connection().execute(_INSERT_OUTBOX, replies)
                 return outcomes
@@ -215,7 +221,7 @@ class _Batch:
                     with session.begin_nested():  # a mail that fails is undone alone
                         replies = []
                         row = _InboundRow(session, self._inbound_values(i))
-                        outcome = self._record(session, lookups, i, row, replies, careful=True)
+                        outcome = self._queue(lookups, i, *self._record(session, lookups, i, row, careful=True), replies)
                         if replies:
                             session.connection().execute(_INSERT_OUTBOX, replies)
                     outcomes[i] = outcome
@@ -249,7 +255,9 @@ class _Batch:
             "imap_uidvalidity": self.uidvalidity if mail.uid is not None else None,
             "imap_uid": mail.uid,
             "sender": message.sender,
-            "raw": mail.raw if size <= max_size and outcome is None else _headers_of(mail.raw),
+            # Kept without the passwords it carries; too large, or failed: the header only.
+            "raw": redact(mail.raw if size <= max_size and outcome is None else _headers_of(mail.raw),
+                          passwords_in(message.body)),
             "size": size,
             "received_at": now,
             "processed_at": now,
@@ -262,13 +270,11 @@ class _Batch:
         lookups: Lookups,
         i: int,
         row: _InboundRow,
-        replies: list[dict[str, object]],
         *,
         careful: bool,
-    ) -> IngestOutcome:
-        """Carry out the commands of mail `i` in the current transaction, and add its replies to
-        `replies`, for the caller to write."""
-        mail, message = self.mails[i], self.messages[i]
+    ) -> tuple[IngestOutcome, list[Outgoing]]:
+        """Carry out the commands of mail `i` in the current transaction; what became of it (no
+        reply queued yet) and the replies to queue."""
         outcome = row.outcome
         answer = _Answer(self, i, row.id)
         outgoing = answer.run(session, lookups, outcome, careful)
@@ -277,17 +283,13 @@ class _Batch:
             row.set_outcome(outcome)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
-        inbound_id = row.id()
-        queued = self._queue(lookups, outgoing, inbound_id, message.message_id, replies)
-        if queued < len(outgoing):
-            log.info("mail %s: %d of %d replies withheld (hourly limit)", message.message_id,
-                     len(outgoing) - queued, len(outgoing))
-        return IngestOutcome(inbound_id, outcome, queued)
+        return IngestOutcome(row.id(), outcome, 0), outgoing
 
-    def _queue(self, lookups: Lookups, outgoing: list[Outgoing], inbound_id: int, in_reply_to: str,
-               replies: list[dict[str, object]]) -> int:
-        """Add the replies to `replies`, but none to the GM's own address and none past an
-        address's hourly limit; how many were added."""
+    def _queue(self, lookups: Lookups, i: int, outcome: IngestOutcome, outgoing: list[Outgoing],
+               replies: list[dict[str, object]]) -> IngestOutcome:
+        """Add the replies of mail `i` to `replies`, but none to the GM's own address and none past
+        an address's hourly limit; the outcome with the count of those added."""
+        in_reply_to = self.messages[i].message_id
         queued = 0
         now = utcnow()
         domain = self.gm_address.rpartition("@")[2] or None
@@ -301,13 +303,16 @@ class _Batch:
                 "subject": out.subject,
                 "body_text": out.text,
                 "in_reply_to": in_reply_to,
-                "inbound_id": inbound_id,
+                "inbound_id": outcome.inbound_id,
                 "kind": out.kind,
                 "created_at": now,
                 "next_attempt_at": now,
             })
             queued += 1
-        return queued
+        if queued < len(outgoing):
+            log.info("mail %s: %d of %d replies withheld (hourly limit)", in_reply_to, len(outgoing) - queued,
+                     len(outgoing))
+        return IngestOutcome(outcome.inbound_id, outcome.outcome, queued)
 
     def _failed(self, session: Session, lookups: Lookups, i: int, error: Exception) -> IngestOutcome:
         """Mail `i` failed alone (its savepoint was undone). Left for a later attempt, unless it has
@@ -325,11 +330,11 @@ class _Batch:
                 text = render_notice("failed")
                 notice = Outgoing(message.sender, "gm: your mail could not be read", text, "notice",
                                   NOTICES_PER_HOUR)
-                queued = self._queue(lookups, [notice], row.id(), message.message_id, replies)
+                done = self._queue(lookups, i, IngestOutcome(row.id(), outcome, 0), [notice], replies)
                 if replies:
                     session.connection().execute(_INSERT_OUTBOX, replies)
             log.error("mail %s recorded as failed and its sender told", message.message_id)
-            return IngestOutcome(row.id(), outcome, queued)
+            return done
         except Exception as e:  # not even that: left for a later attempt
             lookups.forget_pending()
             return IngestOutcome(None, f"failed: {type(e).__name__}", 0, e)

@@ -19,7 +19,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from html.parser import HTMLParser
 from typing import TypeVar
@@ -49,6 +49,9 @@ class InboundMessage:
     size: int                    # len(raw)
     in_reply_to: str | None      # '<...>'
     references: tuple[str, ...]  # '<...>' each, in order
+    # The whole body as read, quotes and all: where to look for passwords to take out of the mail
+    # before it is stored (see gm.mail.redact).
+    body: str = field(default="", compare=False, repr=False)
 
 
 # --- entry points --------------------------------------------------------------------------------
@@ -69,13 +72,14 @@ def read_message(raw: bytes) -> InboundMessage:
     sender = _safe(lambda: _address(_header(msg, "from")), "")
     reply_to = _safe(lambda: _address(_header(msg, "reply-to")), "") or sender
     subject = _safe(lambda: _unstructured(_header(msg, "subject"))[:MAX_SUBJECT], "")
-    text = _safe(lambda: _keep(_body_text(msg)), "")
+    body = _safe(lambda: _body_text(msg), "")
+    text = _safe(lambda: _keep(body), "")
     automatic, soft = _safe(lambda: _automatic(msg, sender, reply_to, subject),
                             ("unreadable headers", False))
     in_reply_to = _safe(lambda: _message_id(_header(msg, "in-reply-to")), None)
     references = _safe(lambda: _references(_header(msg, "references")), ())
     return InboundMessage(message_id, sender, reply_to, subject, text, automatic, soft, len(data),
-                          in_reply_to, references)
+                          in_reply_to, references, body)
 
 
 def command_lines(text: str) -> list[str]:

@@ -168,6 +168,7 @@ class ReplyingIngest:
         uidvalidity: int | None = None,
         max_size: int = 1_000_000,
         verifier: object = None,
+        replies_per_hour: int = 60,
     ) -> list[IngestOutcome]:
         return [self.one(session_factory, mail.raw, gm_address) for mail in mails]
 

@@ -491,7 +491,7 @@ def test_each_mail_is_processed_exactly_once(game: Judge) -> None:
     assert game.count(InboundMail) == 8  # 7 joins and this one
     with transaction(game.sf) as s:
         stored = s.scalar(select(InboundMail.raw).where(InboundMail.imap_uid == 42))
-    assert stored == raw  # kept whole, for disputes and replay
+    assert stored == raw.replace(b"pw-France", b"********")  # kept whole but for the password
 
 
 def test_the_ack_goes_to_the_powers_address_whoever_sends(game: Judge) -> None:
@@ -725,10 +725,10 @@ def test_a_mail_that_fails_again_and_again_is_recorded_and_its_sender_told(
 ) -> None:
     real = ingest_module._Batch._record
 
-    def failing(self, session, lookups, i, row, replies, *, careful):  # type: ignore[no-untyped-def]
+    def failing(self, session, lookups, i, row, *, careful):  # type: ignore[no-untyped-def]
         if "poison" in self.messages[i].text:
             raise RuntimeError("cannot be processed")
-        return real(self, session, lookups, i, row, replies, careful=careful)
+        return real(self, session, lookups, i, row, careful=careful)
 
     monkeypatch.setattr(ingest_module._Batch, "_record", failing)
     poison = mail("fr@x.example", "SIGNON France g1 pw-France\npoison")
@@ -744,3 +744,20 @@ def test_a_mail_that_fails_again_and_again_is_recorded_and_its_sender_told(
     assert "The judge could not read your mail" in game.last_reply("fr@x.example")
     assert game.current_orders("France") == []
     assert ingest_batch(game.sf, [Fetched(1, poison)], gm_address=GM, uidvalidity=9)[0].outcome == "duplicate"
+
+
+def test_stored_mail_keeps_no_password(game: Judge) -> None:
+    body = ("SIGNON France g1 pw-France\nSET PASSWORD s3cret-New\nA Par-Bur\n\n"
+            "On Mon, 23 Nov 2026 at 10:00, France <france@players.example> wrote:\n> SIGNON France g1 old-Pass")
+    html = "".join(f"<div>{line}</div>" if not line.startswith(">") else f"<blockquote>{line[1:]}</blockquote>"
+                   for line in body.splitlines())
+    raws = [mail("fr@x.example", body), mail("x@x.example", "JOIN g9 France j0in-pw"),
+            mail("fr@x.example", html, html=True)]
+    for raw in raws:
+        game.send(raw)
+    with transaction(game.sf) as s:
+        stored = s.scalars(select(InboundMail.raw).order_by(InboundMail.id.desc()).limit(3)).all()
+    for raw in stored:
+        for password in (b"pw-France", b"s3cret-New", b"old-Pass", b"j0in-pw"):
+            assert password not in raw
+    assert b"A Par-Bur" in stored[-1]

@@ -105,6 +105,24 @@ def test_default_ports_follow_the_tls_mode() -> None:
         assert (settings.imap_server().port, settings.smtp_server().port) == (imap, smtp)
 
 
+def test_replies_per_hour(tmp_path: Path) -> None:
+    assert Settings().replies_per_hour == 60
+    assert load_settings(None, environ={"GM_REPLIES_PER_HOUR": "5"}).replies_per_hour == 5
+    with pytest.raises(SettingsError, match=r"GM_REPLIES_PER_HOUR: not a positive whole number: '0'"):
+        load_settings(None, environ={"GM_REPLIES_PER_HOUR": "0"})
+
+
+def test_raw_mail_days_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    assert Settings().raw_mail_days == 30
+    path = tmp_path / "gm.toml"
+    path.write_text("raw_mail_days = 7\n")
+    assert load_settings(path, environ={}).raw_mail_days == 7
+    assert load_settings(path, environ={"GM_RAW_MAIL_DAYS": "90"}).raw_mail_days == 90
+    path.write_text("raw_mail_days = 0\n")
+    with pytest.raises(SettingsError, match=r"gm.toml: raw_mail_days: not a positive whole number of days"):
+        load_settings(path, environ={})
+
+
 def test_the_database_url_is_taken_as_given() -> None:
     url = "postgresql+psycopg://gm@db/gm"
     assert load_settings(environ={"GM_DATABASE_URL": url}).db_url == url
@@ -123,6 +141,10 @@ def test_the_database_url_is_taken_as_given() -> None:
         ({"GM_POLL_SECONDS": "-5"}, "GM_POLL_SECONDS: not a positive number"),
         ({"GM_POLL_SECONDS": "soon"}, "GM_POLL_SECONDS: not a positive number"),
         ({"GM_MAX_MAIL_SIZE": "0"}, "GM_MAX_MAIL_SIZE: not a positive whole number"),
+        ({"GM_RAW_MAIL_DAYS": "0"}, "GM_RAW_MAIL_DAYS: not a positive whole number of days: '0'.*such as 30"),
+        ({"GM_RAW_MAIL_DAYS": "-7"}, "GM_RAW_MAIL_DAYS: not a positive whole number of days"),
+        ({"GM_RAW_MAIL_DAYS": "1.5"}, "GM_RAW_MAIL_DAYS: not a positive whole number of days"),
+        ({"GM_RAW_MAIL_DAYS": "forever"}, "GM_RAW_MAIL_DAYS: not a positive whole number of days"),
         ({"GM_TIMEZONE": "Mars/Olympus"}, "unknown timezone 'Mars/Olympus'.*such as UTC"),
         ({"GM_ADDRESS": "judge"}, "not a mail address.*name@domain"),
         ({"GM_ADDRESS": "a b@example.org"}, "not a mail address"),

@@ -7,7 +7,7 @@ signed on to.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from dataclasses import dataclass, field
 from functools import cache
@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file
+from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
 from gm.store.models import Game, GamePhase, OutboundMail, Player, utcnow
@@ -40,13 +40,13 @@ class Lookups:
         self.session = session
         self._games: dict[str, Game | None] = {}
         self._phases: dict[int, CurrentPhase | None] = {}
-        self._players: dict[tuple[int, str], Player | None] = {}
+        self._players: dict[int, dict[str, Player]] = {}
         self.auth_failures = Failures(session)
         # Orders and allocations stored by the mails of the transaction and not yet written (see
         # orders.write_orders), and what each power has on file with them: an acknowledgement
         # shows it without asking the database again.
         self.pending_orders: list[tuple[type, dict[str, Any]]] = []
-        self._on_file: dict[tuple[type, int, str], list[OnFile]] = {}
+        self._on_file: dict[tuple[type, int], dict[str, list[OnFile]]] = {}
         self._replies: dict[str, int] = {}
 
     def game(self, name: str) -> Game | None:
@@ -62,36 +62,46 @@ class Lookups:
         return self._phases[game.id]
 
     def player(self, game: Game, power: str) -> Player | None:
-        """Who plays `power` in `game` now."""
-        key = (game.id, power)
-        if key not in self._players:
-            self._players[key] = self.session.scalar(
-                select(Player).where(Player.game_id == game.id, Player.power == power, Player.left_at.is_(None))
-            )
-        return self._players[key]
+        """Who plays `power` in `game` now. The players of a game are read together: the mails of
+        a batch come from many of them."""
+        if game.id not in self._players:
+            players = self.session.scalars(select(Player).where(Player.game_id == game.id, Player.left_at.is_(None)))
+            self._players[game.id] = {p.power: p for p in players if p.power is not None}
+        return self._players[game.id].get(power)
 
     def on_file(self, table: type, phase: GamePhase, power: str) -> list[OnFile]:
         """What `power` has on file for `phase` in `table` (orders or allocations), oldest first,
         with what the transaction stored so far. The list is the cache's own: change it through
         orders.store and orders.withdraw only."""
-        key = (table, phase.id, power)
+        key = (table, phase.id)
         if key not in self._on_file:
-            view = on_file(self.session, table, phase, power)
+            views = on_file_by_power(self.session, table, phase)
             for kind, row in self.pending_orders:
-                if kind is table and row["phase_id"] == phase.id and row["power"] == power and row["current"]:
-                    add_on_file(view, OnFile(row["unit"], row["canonical"], row.get("points", 0)))
-            self._on_file[key] = view
-        return self._on_file[key]
+                if kind is table and row["phase_id"] == phase.id and row["current"]:
+                    entry = OnFile(row["unit"], row["canonical"], row.get("points", 0))
+                    add_on_file(views.setdefault(row["power"], []), entry)
+            self._on_file[key] = views
+        return self._on_file[key].setdefault(power, [])
 
     def replies_sent(self, to: str) -> int:
         """Mails queued to `to` in the last hour, those of this transaction included."""
         if to not in self._replies:
-            since = utcnow() - timedelta(hours=1)
-            self._replies[to] = self.session.scalar(
-                select(func.count()).select_from(OutboundMail).where(OutboundMail.to_addr == to,
-                                                                    OutboundMail.created_at >= since)
-            ) or 0
+            self.count_replies([to])
         return self._replies[to]
+
+    def count_replies(self, addresses: Collection[str]) -> None:
+        """Read the counts of replies_sent for many addresses at once."""
+        wanted = set(addresses) - self._replies.keys()
+        if not wanted:
+            return
+        since = utcnow() - timedelta(hours=1)
+        rows = self.session.execute(
+            select(OutboundMail.to_addr, func.count())
+            .where(OutboundMail.to_addr.in_(wanted), OutboundMail.created_at >= since)
+            .group_by(OutboundMail.to_addr)
+        )
+        counts = {to: n for to, n in rows}
+        self._replies.update({to: counts.get(to, 0) for to in wanted})
 
     def reply_queued(self, to: str) -> None:
         self._replies[to] = self.replies_sent(to) + 1
