@@ -6,8 +6,11 @@ it has no SMTP or LMTP of its own, so the SMTP server delivers each mail by IMAP
 in as the recipient. Mail to the GM address goes to the GM's mailbox; mail to any other address
 goes to a mailbox of that address (made on first delivery), so a demo can log in as a player and
 read the GM's replies. Every mailbox has the same password: DATA_DIR/mail/password, made at
-random on first start (or the one given). The SMTP server requires AUTH with any mailbox and
-that password. Both listen on loopback only.
+random on first start (or the one given). The SMTP server takes mail for the GM address from
+anyone, as a real MX does (a player's mail program, or `swaks --to GM --server 127.0.0.1:PORT`);
+mail for any other address only after AUTH with any mailbox and that password (so it relays for
+gm's own outbox and no one else). Both listen on loopback only; GM_IMAP_PORT and GM_SMTP_PORT
+fix their ports.
 
 Why in-process and not `pymap` as a subprocess: pymap is an asyncio library, it starts in a few
 tenths of a second in the same loop, its Maildir work runs in its own worker threads, and there
@@ -101,7 +104,7 @@ async def embedded_mail(
     users.rehash()  # the password may have changed since the mailboxes were made
     async with AsyncExitStack() as stack:
         imap = await _start_imap(stack, base, imap_port)
-        delivery = _Delivery(users, imap, password)
+        delivery = _Delivery(users, imap, password, gm_address)
         smtp = await _start_smtp(stack, delivery, users, password, smtp_port)
         log.debug("embedded mail: IMAP on %s:%d, SMTP on %s:%d, mailboxes in %s", LOOPBACK, imap, LOOPBACK, smtp, base)
         yield EmbeddedMail(
@@ -231,18 +234,21 @@ async def _start_pymap(stack: AsyncExitStack, base: Path, port: int) -> int:
 class _Delivery:
     """aiosmtpd handler: accepts mail for any sensible address and appends it to that mailbox."""
 
-    def __init__(self, users: _Users, imap_port: int, password: str) -> None:
+    def __init__(self, users: _Users, imap_port: int, password: str, gm_address: str) -> None:
         self.users = users
         self.imap_port = imap_port
         self.password = password
+        self.gm_mailbox = mailbox_name(gm_address)
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
     ) -> str:
         try:
-            mailbox_name(address)
+            mailbox = mailbox_name(address)
         except MailboxNameError:
             return "550 5.1.3 this server makes no mailbox for such an address"
+        if mailbox != self.gm_mailbox and not session.authenticated:
+            return "530 5.7.0 log in (AUTH) to send to any address but the GM's"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
@@ -327,7 +333,7 @@ async def _start_smtp(stack: AsyncExitStack, handler: _Delivery, users: _Users, 
                 handler,
                 hostname="localhost",
                 authenticator=authenticate,
-                auth_required=True,
+                auth_required=False,  # mail to the GM from anyone; to others after AUTH (see _Delivery)
                 auth_require_tls=False,
                 data_size_limit=DATA_SIZE_LIMIT,
             )

@@ -78,19 +78,24 @@ async def test_delivers_to_the_gm_and_to_any_other_address(
         assert len(await read_mailbox(mail.imap)) == 1
 
 
-async def test_smtp_wants_a_mailbox_and_the_password_and_a_sensible_address(
-    tmp_path: Path, player_mail: PlayerMail
+async def test_smtp_takes_mail_for_the_gm_from_anyone_and_relays_only_after_a_login(
+    tmp_path: Path, player_mail: PlayerMail, read_mailbox: ReadMailbox
 ) -> None:
     async with embedded_mail(tmp_path, GM, password="right") as mail:
         assert mail.password == "right"
+        anonymous = replace(mail.smtp, user=None, password=None)
+        await submit(anonymous, player_mail("A Par-Bur\n"))  # to the GM: as a real MX takes it
+        assert len(await read_mailbox(mail.imap)) == 1
+        with pytest.raises(aiosmtplib.SMTPRecipientsRefused):  # to anyone else: 530, log in first
+            await submit(anonymous, player_mail(sender=GM, to=ALICE))
         with pytest.raises(aiosmtplib.SMTPAuthenticationError):
             await submit(replace(mail.smtp, password="wrong"), player_mail())
         with pytest.raises(aiosmtplib.SMTPAuthenticationError):
             await submit(replace(mail.smtp, user="nobody@example.org"), player_mail())
-        with pytest.raises(aiosmtplib.SMTPSenderRefused):  # no AUTH at all: 530
-            await submit(replace(mail.smtp, user=None, password=None), player_mail())
         with pytest.raises(aiosmtplib.SMTPRecipientsRefused):
             await submit(mail.smtp, player_mail(), recipients=['"a b"@example.org'])
+        await submit(mail.smtp, player_mail("Orders received.\n", sender=GM, to=ALICE))  # logged in
+        assert len(await read_mailbox(mail.mailbox(ALICE))) == 1
 
 
 async def test_a_mail_with_a_very_long_line_is_delivered(tmp_path: Path, read_mailbox: ReadMailbox) -> None:

@@ -761,3 +761,13 @@ def test_stored_mail_keeps_no_password(game: Judge) -> None:
         for password in (b"pw-France", b"s3cret-New", b"old-Pass", b"j0in-pw"):
             assert password not in raw
     assert b"A Par-Bur" in stored[-1]
+
+
+def test_a_mail_nested_too_deep_is_answered(game: Judge) -> None:
+    inner = "Content-Type: text/plain\r\n\r\nSIGNON France g1 pw-France\r\nA Par-Bur\r\n"
+    for i in range(300):
+        inner = f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n{inner}\r\n--b{i}--\r\n'
+    raw = (f"From: fr@x.example\r\nTo: {GM}\r\nSubject: deep\r\nMessage-ID: <deep@x.example>\r\n"
+           f"MIME-Version: 1.0\r\n{inner}").encode()
+    out = game.send(raw)
+    assert (out.outcome, out.replies) == ("processed", 1)  # not filed as automatic: told how to play
