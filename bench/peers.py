@@ -190,7 +190,7 @@ class PydipPeer:
 
     def __init__(self, variant: Variant) -> None:
         from pydip.map.predefined import vanilla_dip
-        from pydip.map.territory import CoastTerritory, LandTerritory, SeaTerritory
+        from pydip.map.territory import LandTerritory, SeaTerritory
         from pydip.player import player as pl
         from pydip.player.command import command as cmd
         from pydip.player.unit import Unit as PUnit, UnitTypes

@@ -150,11 +150,6 @@ def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFil
     return _on_file(session, OrderRecord, phase, power)
 
 
-def allocations_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
-    """The secret allocations `power` has on file for `phase`, oldest first."""
-    return _on_file(session, SecretAllocation, phase, power)
-
-
 def _select_on_file(table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, int]]:
     t = table.__table__
     points = t.c.points if table is SecretAllocation else literal(0)

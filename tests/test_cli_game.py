@@ -7,7 +7,6 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from gm.games import GAME_NAME_MAX, find_game, start_game

@@ -237,7 +237,7 @@ def test_a_failed_second_signon_leaves_the_mail_signed_off(game: Judge) -> None:
 def test_password_checks_per_mail_are_bounded(game: Judge) -> None:
     body = "\n".join(f"SIGNON France g1 guess{i}" for i in range(auth.CHECKS_PER_MAIL + 3))
     notice = game.say("x@x.example", body)
-    assert notice.count(f"wrong password for France in g1") == auth.CHECKS_PER_MAIL  # the problems told, no more
+    assert notice.count("wrong password for France in g1") == auth.CHECKS_PER_MAIL  # the problems told, no more
     assert game.count(AuthFailure) == auth.CHECKS_PER_MAIL
 
 
