@@ -118,23 +118,25 @@ class OnFile(NamedTuple):
 def on_file_by_power(session: Session, table: type[OrderRecord] | type[SecretAllocation],
                      phase: GamePhase) -> dict[str, list[OnFile]]:
     """What each power has on file for `phase` in `table` (orders or allocations), oldest first:
-    one query for the whole phase, whose players send their mail together."""
-    t = table.__table__
-    points = t.c.points if table is SecretAllocation else literal(0)
-    query = _ON_FILE_BY_POWER.get(table)
-    if query is None:
-        query = _ON_FILE_BY_POWER[table] = (
-            select(t.c.power, t.c.unit, t.c.canonical, points)
-            .where(t.c.phase_id == bindparam("for_phase"), t.c.current.is_(True))
-            .order_by(t.c.id)
-        )
+    one query for the whole phase, whose players send their mail together. Plain rows, not
+    objects: they are read for every batch of acknowledgements."""
     out: dict[str, list[OnFile]] = {}
-    for power, *entry in session.connection().execute(query, {"for_phase": phase.id}):
+    for power, *entry in session.connection().execute(_SELECT_ON_FILE[table], {"for_phase": phase.id}):
         out.setdefault(power, []).append(OnFile(*entry))
     return out
 
 
-_ON_FILE_BY_POWER: dict[type, Select[tuple[str, str, str, int]]] = {}  # built once each
+def _select_on_file(table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, str, int]]:
+    t = table.__table__
+    points = t.c.points if table is SecretAllocation else literal(0)
+    return (
+        select(t.c.power, t.c.unit, t.c.canonical, points)
+        .where(t.c.phase_id == bindparam("for_phase"), t.c.current.is_(True))
+        .order_by(t.c.id)
+    )
+
+
+_SELECT_ON_FILE = {table: _select_on_file(table) for table in (OrderRecord, SecretAllocation)}  # built once
 
 
 def add_on_file(view: list[OnFile], entry: OnFile) -> None:
@@ -145,27 +147,8 @@ def add_on_file(view: list[OnFile], entry: OnFile) -> None:
 
 
 def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
-    """The orders `power` has on file for `phase`, oldest first. Plain rows, not objects: they are
-    read for every acknowledgement."""
-    return _on_file(session, OrderRecord, phase, power)
-
-
-def _select_on_file(table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, int]]:
-    t = table.__table__
-    points = t.c.points if table is SecretAllocation else literal(0)
-    return (
-        select(t.c.unit, t.c.canonical, points)
-        .where(t.c.phase_id == bindparam("for_phase"), t.c.power == bindparam("for_power"), t.c.current.is_(True))
-        .order_by(t.c.id)
-    )
-
-
-_SELECT_ON_FILE = {table: _select_on_file(table) for table in (OrderRecord, SecretAllocation)}  # built once
-
-
-def _on_file(session: Session, table: type[OrderRecord] | type[SecretAllocation], phase: GamePhase, power: str) -> list[OnFile]:
-    rows = session.connection().execute(_SELECT_ON_FILE[table], {"for_phase": phase.id, "for_power": power})
-    return [OnFile(*row) for row in rows]
+    """The orders `power` has on file for `phase`, oldest first."""
+    return on_file_by_power(session, OrderRecord, phase).get(power, [])
 
 
 def units_without_orders(state: GameState, power: str, on_file: list[OnFile]) -> list[str]:

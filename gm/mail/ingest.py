@@ -143,8 +143,9 @@ def ingest_batch(
     verifier = verifier or PasswordVerifier()
     # A mail over the size limit is not read: its headers are enough to refuse it.
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
-    batch = _Batch(mails, messages, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
-                   _prehash(mails, messages, max_size))
+    lines = [command_lines(m.text) for m in messages]
+    batch = _Batch(mails, messages, lines, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
+                   _prehash(mails, messages, lines, max_size))
     try:
         return batch.run(session_factory, careful=False)
     except Exception as e:
@@ -156,7 +157,9 @@ def ingest_batch(
         return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
 
 
-def _prehash(mails: Sequence[Fetched], messages: list[InboundMessage], max_size: int) -> list[dict[str, str]]:
+def _prehash(
+    mails: Sequence[Fetched], messages: list[InboundMessage], lines: list[list[str]], max_size: int
+) -> list[dict[str, str]]:
     """The hash of the new password (JOIN, SET PASSWORD) of each mail that sets one, made before
     the transaction: a memory-hard hash inside it would hold the database meanwhile. One a mail
     (the most it may set), PREHASH_PER_BATCH a batch."""
@@ -167,7 +170,7 @@ def _prehash(mails: Sequence[Fetched], messages: list[InboundMessage], max_size:
             break
         if mail.full_size > max_size or (message.automatic and not message.soft_automatic):
             continue
-        for line in command_lines(message.text)[:MAX_LINES]:
+        for line in lines[i][:MAX_LINES]:
             command, args = command_for(line)
             if getattr(command, "NEW_PASSWORD", False) and args:
                 out[i][args[-1]] = hash_password(args[-1])
@@ -180,6 +183,7 @@ def _prehash(mails: Sequence[Fetched], messages: list[InboundMessage], max_size:
 class _Batch:
     mails: Sequence[Fetched]
     messages: list[InboundMessage]
+    lines: list[list[str]]  # the command lines of each mail
     uidvalidity: int | None
     gm_address: str
     max_size: int
@@ -348,6 +352,7 @@ class _Answer:
         self.mail = batch.mails[i]
         self.message = batch.messages[i]
         self.prehashed = batch.prehashed[i]
+        self.lines = batch.lines[i]
         self.record_mail = record_mail
 
     def run(self, session: Session, lookups: Lookups, outcome: str, careful: bool) -> list[Outgoing]:
@@ -369,7 +374,7 @@ class _Answer:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
                       lookups=lookups, prehashed=self.prehashed)
-        lines = command_lines(message.text)
+        lines = self.lines
         for line in lines[:MAX_LINES]:
             self._line(ctx, line, careful)
             if ctx.signed_off:

@@ -307,11 +307,9 @@ def _machine(msg: Message, sender: str, reply_to: str, subject: str) -> str | No
         token = re.sub(r"\([^)]*\)", "", value).split(";")[0].strip()
         if token.lower() != "no":
             return _reason("Auto-Submitted", token)
-    value = _header(msg, "precedence")
-    if value is not None:
-        words = value.lower().split()
-        if words and words[0] in _PRECEDENCE:
-            return _reason("Precedence", words[0])
+    precedence = _precedence(msg)
+    if precedence in _PRECEDENCE:
+        return _reason("Precedence", precedence)
     for name in _PRESENCE:
         value = _header(msg, name.lower())
         if value is not None:
@@ -343,14 +341,18 @@ def _machine(msg: Message, sender: str, reply_to: str, subject: str) -> str | No
     return None
 
 
+def _precedence(msg: Message) -> str:
+    """The first word of the Precedence header, lower-cased ('' when there is none)."""
+    words = (_header(msg, "precedence") or "").lower().split()
+    return words[0] if words else ""
+
+
 def _list_or_bulk(msg: Message) -> str | None:
     """The list or bulk header of a mail (Precedence: bulk, List-Id, ...), or None. A mailing list
     or a relay adds these to a person's mail too: such a mail is answered if it signs on."""
-    value = _header(msg, "precedence")
-    if value is not None:
-        words = value.lower().split()
-        if words and words[0] in _BULK:
-            return _reason("Precedence", words[0])
+    precedence = _precedence(msg)
+    if precedence in _BULK:
+        return _reason("Precedence", precedence)
     for name in _LIST:
         value = _header(msg, name.lower())
         if value is not None:
