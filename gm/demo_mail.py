@@ -1,6 +1,7 @@
 """The mail part of `gm demo`: `gm serve` on its embedded mail servers and SQLite, seven scripted
 players who JOIN a game by mail and send their Spring 1901 orders, and the acknowledgements they
-get back, read from their own mailboxes."""
+get back, read from their own mailboxes. One player then answers from a phone, in German, with
+orders abbreviated as players abbreviate them and last turn's mail quoted below without marks."""
 from __future__ import annotations
 
 import asyncio
@@ -27,6 +28,21 @@ from gm.store.models import OutboundMail
 GM = "gm@judge.example"
 PASSWORD = "demo-mail-password"  # of the embedded mailboxes
 FIRST = "Spring 1901, Movement"
+# Germany's second mail: abbreviations joined by dashes, a list mark, a phone's footer, and the
+# mail it answers quoted below a German attribution without '>' marks.
+GERMAN_REPLY = """SIGNON Germany demo secret-Germany
+1. f kie-den
+2. A Ber-Kie
+3. A Mun -> Bur
+
+Von meinem iPhone gesendet
+
+Am 25.11.2026 um 10:00 schrieb gm@judge.example <gm@judge.example>:
+SIGNON Germany demo ********
+F Kiel - Denmark
+A Berlin - Kiel
+A Munich - Ruhr
+"""
 
 
 def _free_port() -> int:
@@ -73,6 +89,12 @@ async def run_mail_demo(out: Callable[[str], None] = print) -> None:
         ack = await _latest(imap_port, "France")
         out("\nThe acknowledgement France received:\n")
         out(ack)
+        await _send(smtp_port, "Germany", GERMAN_REPLY)
+        await _wait_for_acks(factory, 2 * len(powers) + 1)
+        out("Germany changes its orders by replying from a phone:\n")
+        out("\n".join("  | " + line for line in GERMAN_REPLY.splitlines()))
+        out("\nand gets (the quoted mail below the attribution is not read):\n")
+        out(await _latest(imap_port, "Germany"))
     finally:
         service.cancel()
         try:
@@ -87,9 +109,8 @@ async def _send(port: int, power: str, body: str) -> None:
     msg["To"] = GM
     msg["Subject"] = f"{power} orders"
     msg.set_content(body)
-    # The embedded SMTP server takes mail from any of its mailboxes: the players submit with the
-    # GM mailbox's login (their own mailboxes appear when the first reply reaches them).
-    await aiosmtplib.send(msg, hostname="127.0.0.1", port=port, username=mailbox_name(GM), password=PASSWORD)
+    # The embedded SMTP server takes mail for the GM from anyone, as a mail exchanger does.
+    await aiosmtplib.send(msg, hostname="127.0.0.1", port=port)
 
 
 async def _wait_for_port(port: int, timeout: float = 20) -> None:

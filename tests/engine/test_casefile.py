@@ -403,3 +403,7 @@ def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "=== Spring 1901, Movement ===" in out
     assert "=== Winter 1902, Adjustment ===" in out
     assert "not understood" not in out
+    # Germany's reply from a phone: abbreviations with dashes read, the unmarked German quote not.
+    germany = out.split("and gets (the quoted mail below the attribution is not read):", 1)[1].split("Part 2", 1)[0]
+    assert "Orders on file:\n  F KIE - DEN\n  A BER - KIE\n  A MUN - BUR\n" in germany
+    assert "REJECTED" not in germany and "Munich - Ruhr" not in germany
