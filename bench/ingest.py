@@ -33,7 +33,9 @@ from sqlalchemy.orm import Session
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gm.games import create_game, start_game  # noqa: E402
+from gm.games import create_game
+from gm.lifecycle.phases import start as start_game  # noqa: E402
+from gm.store.models import utcnow  # noqa: E402
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade  # noqa: E402
 from gm.store.models import InboundMail, OutboundMail, Player  # noqa: E402
 from gm.store.passwords import hash_password  # noqa: E402
@@ -107,7 +109,7 @@ def _setup(url: str) -> None:
                 if name == game.name:
                     s.add(Player(game_id=game.id, power=power, email=f"{user}@{DOMAIN}", password_hash=password_hash))
             s.flush()
-            start_game(s, game)
+            start_game(s, game, utcnow())
 
 
 def _mails(n: int, tag: str) -> list[EmailMessage]:

@@ -1,4 +1,4 @@
-"""The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a short game,
+"""The `gm` command: `gm adjudicate FILE` runs DATC-format case files, `gm demo` plays a whole game by email,
 `gm serve` runs the mail service, `gm db upgrade` brings the database up to date, `gm game ...`
 creates and shows games. Failures the operator can fix end in one line (gm.failures), not a
 traceback, unless `gm --debug`."""
@@ -59,9 +59,14 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from gm.demo import run_demo
 
-    return run_demo()
+    if args.years < 1:
+        print("gm demo: --years must be 1 or more", file=sys.stderr)
+        return 2
+    return run_demo(Path(args.out) if args.out else None, years=args.years, seed=args.seed)
 
 
 def _load_settings(args: argparse.Namespace) -> Settings:
@@ -101,21 +106,68 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "days", "hour", "timezone", "grace", "nmr", "late_limit",
+                    "remind_before", "absence_days")
+
+
 def _game_new(args: argparse.Namespace) -> int:
     from gm.games import GameError, create_game
+    from gm.lifecycle.house_rules import OPTION_KEY, HouseRuleError, rules_of, with_changes
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.variants import VariantError
 
     settings = _load_settings(args)
+    changes = {name: getattr(args, name) for name in HOUSE_RULE_FLAGS if getattr(args, name) is not None}
+    changes.setdefault("timezone", settings.timezone)
+    try:
+        rules = with_changes(rules_of(None), changes)
+    except HouseRuleError as e:
+        print(f"gm game new: {e}", file=sys.stderr)
+        return 2
     upgrade(settings.db_url)
     try:
         with transaction(make_session_factory(make_engine(settings.db_url))) as session:
             game = create_game(session, args.name, args.variant, actor="gm (command line)")
+            game.options = {OPTION_KEY: rules.to_options(), "masters": [m.strip().lower() for m in args.master or []]}
             name, variant = game.name, game.variant
     except (GameError, VariantError) as e:
         print(f"gm game new: {e}", file=sys.stderr)
         return 2
     print(f"game {name} ({variant}) is forming: players send 'JOIN {name} <power> <password>' to {settings.gm_address}")
+    for line in rules.describe():
+        print(f"  {line}")
+    return 0
+
+
+def _game_start(args: argparse.Namespace) -> int:
+    from gm.games import GameError, find_game, game_name, masters
+    from gm.lifecycle.phases import start
+    from gm.mail.game_mail import queue_start
+    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.store.models import GameStatus, utcnow
+
+    settings = _load_settings(args)
+    try:
+        game_name(args.name)
+    except GameError as e:
+        print(f"gm game start: {e}", file=sys.stderr)
+        return 2
+    upgrade(settings.db_url)
+    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+        game = find_game(session, args.name)
+        if game is None:
+            print(f"gm game start: there is no game called {args.name.strip().lower()}: gm game list shows them", file=sys.stderr)
+            return 2
+        if game.status != GameStatus.FORMING:
+            print(f"gm game start: {game.name} is {game.status}, not forming", file=sys.stderr)
+            return 2
+        now = utcnow()
+        phase = start(session, game, now)
+        mails = queue_start(session, game, gm_address=settings.gm_address, gm_addresses=masters(game), now=now)
+        label, deadline = phase.row.label, game.deadline_at
+    assert deadline is not None
+    print(f"game {game.name} starts with {label}; deadline {deadline.isoformat()}; {mails} players told "
+          "(gm serve sends the mail)")
     return 0
 
 
@@ -220,7 +272,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     adj.set_defaults(func=_adjudicate)
 
-    demo = sub.add_parser("demo", help="play a short scripted game on the standard map")
+    demo = sub.add_parser(
+        "demo",
+        help="play an Ambition & Empire game by mail: gm serve and ten scripted players, every mail kept as .eml",
+        description="Create an Ambition & Empire game, run gm serve on SQLite and its embedded mail servers, "
+        "and let ten scripted players join and play it by mail on deadlines of seconds; every mail is written "
+        "out as an .eml file and a summary printed at the end.",
+    )
+    demo.add_argument("--out", metavar="DIR", help="where the database, the log and the .eml files go (default: a new temporary folder)")
+    demo.add_argument("--years", type=int, default=3, help="game years to play (default 3: Spring 1763 to Spring 1766)")
+    demo.add_argument("--seed", type=int, default=1763, help="of the players' random orders (default 1763)")
     demo.set_defaults(func=_demo)
 
     config_help = "the settings file (TOML); default: $GM_CONFIG, else none (GM_* variables still apply)"
@@ -248,8 +309,25 @@ def build_parser() -> argparse.ArgumentParser:
         "case does not matter (AE1 is ae1)",
     )
     game_new.add_argument("--variant", default="standard", help="standard, classical, ambition, ambition-v6")
+    rules = game_new.add_argument_group("house rules (shown to every player when the game starts)")
+    rules.add_argument("--movement", metavar="DURATION", help="how long a movement phase runs: 48h (default), 2d, 90m, 10s")
+    rules.add_argument("--retreat", metavar="DURATION", help="how long a retreat phase runs (default 24h)")
+    rules.add_argument("--adjustment", metavar="DURATION", help="how long a winter (adjustment) phase runs (default 24h)")
+    rules.add_argument("--days", help="weekdays a deadline may fall on: mon-fri, sat,sun (default: any)")
+    rules.add_argument("--hour", help="the hour of day every deadline falls on, 0-23 (default: any)")
+    rules.add_argument("--timezone", help="the game's time zone (default: the judge's, GM_TIMEZONE)")
+    rules.add_argument("--grace", metavar="DURATION", help="orders still taken this long after a deadline, marked late (default 0)")
+    rules.add_argument("--nmr", choices=("defaults", "wait"), help="missing orders at the end of grace: the rules' defaults (default) or wait")
+    rules.add_argument("--late-limit", dest="late_limit", help="deadlines missed in a row before civil disorder (default 3; 0: never)")
+    rules.add_argument("--remind-before", dest="remind_before", metavar="DURATION", help="reminders this long before a deadline (default 24h; 0: none)")
+    rules.add_argument("--absence-days", dest="absence_days", help="the longest SET ABSENCE, in days (default 14)")
+    game_new.add_argument("--master", action="append", metavar="ADDRESS", help="the GM's address: gets a copy of every results mail, with the secret allocations (may be repeated)")
     game_new.add_argument("--config", metavar="FILE", help=config_help)
     game_new.set_defaults(func=_game_new)
+    game_start = game_sub.add_parser("start", help="start a forming game now, with the powers taken so far")
+    game_start.add_argument("name", help="the game's name (case does not matter)")
+    game_start.add_argument("--config", metavar="FILE", help=config_help)
+    game_start.set_defaults(func=_game_start)
     game_list = game_sub.add_parser("list", help="one line per game: name, variant, status, phase, powers taken")
     game_list.add_argument("--config", metavar="FILE", help=config_help)
     game_list.set_defaults(func=_game_list)

@@ -1,4 +1,5 @@
-"""Games in the database: creating and starting them, their current phase, the orders on file."""
+"""Games in the database: creating them, their current phase, the orders on file. (Starting a game
+and ending its phases: gm.lifecycle.phases.)"""
 from __future__ import annotations
 
 import re
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
 from gm.engine.variant import Variant
-from gm.store.db import state_from_json, state_to_json
+from gm.store.db import state_from_json
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
 from gm.variants import canonical_name, load_variant
 
@@ -76,24 +77,17 @@ def variant_of(game: Game) -> Variant:
     return load_variant(game.variant)
 
 
+def masters(game: Game) -> list[str]:
+    """The addresses the GM's copies of the game's mail go to (`gm game new --master`)."""
+    return list((game.options or {}).get("masters", []))
+
+
 def active_players(session: Session, game: Game) -> list[Player]:
     return list(
         session.scalars(
             select(Player).where(Player.game_id == game.id, Player.left_at.is_(None)).order_by(Player.power)
         )
     )
-
-
-def start_game(session: Session, game: Game) -> CurrentPhase:
-    """Every power is taken: the first phase opens."""
-    variant = variant_of(game)
-    state = variant.initial_state()
-    row = GamePhase(game_id=game.id, seq=1, label=variant.phase_label(state.phase), state_json=state_to_json(state))
-    session.add(row)
-    game.status = GameStatus.ACTIVE
-    session.flush()
-    session.add(AuditEntry(game_id=game.id, actor="system", action="start game", detail={"phase": row.label}))
-    return CurrentPhase(row, state)
 
 
 def current_phase(session: Session, game: Game) -> CurrentPhase | None:

@@ -1,8 +1,14 @@
 """`gm serve`: the database brought up to date, then the inbox watcher and the outbox sender side by
-side (with the embedded mail servers when no IMAP server is configured), and old mail cut to its
-headers every hour, until SIGINT or SIGTERM.
+side (with the embedded mail servers when no IMAP server is configured), the deadline scheduler
+(gm.scheduler), and old mail cut to its headers every hour, until SIGINT or SIGTERM.
 The outbox sender runs in a process of its own (gm.mail.outbox_process), so that the two use two
-cores."""
+cores.
+
+Several `gm serve` may share one PostgreSQL database (with a real mail server): all adjudicate
+deadlines and send the outbox (each claims its games and rows with FOR UPDATE SKIP LOCKED), and
+the one holding the mailbox lock (gm.store.db.MailboxLock) reads the mailbox; the others stand
+by and take it over within seconds of its holder's end. On an SQLite file, or with embedded mail
+servers, one `gm serve` runs per database and a second stops at once."""
 from __future__ import annotations
 
 import asyncio
@@ -17,8 +23,17 @@ from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, ingest_batch
 from gm.mail.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
+from gm.scheduler import run_scheduler
 from gm.settings import MailServer, Settings
-from gm.store.db import AlreadyServing, make_engine, make_session_factory, service_lock, upgrade
+from gm.store.db import (
+    AlreadyServing,
+    MailboxLock,
+    make_engine,
+    make_session_factory,
+    service_lock,
+    shared_database,
+    upgrade,
+)
 from gm.store.passwords import PasswordVerifier
 
 log = logging.getLogger(__name__)
@@ -27,15 +42,26 @@ log = logging.getLogger(__name__)
 IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.ingest.ingest_batch
 
 
+MAILBOX_RETRY_SECONDS = 1.5  # how often a standby tries for the mailbox, and the holder checks it has it
+
+
 async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_batch) -> None:
     """Run the GM's mail service until cancelled; raises AlreadyServing if another runs on the same
-    database. `ingest_function` is gm.mail.ingest.ingest_batch except in tests."""
+    database where only one may (an SQLite file, or embedded mail servers). `ingest_function` is
+    gm.mail.ingest.ingest_batch except in tests."""
     url = settings.db_url
-    with service_lock(url, wait=5.0):
-        await _serve(settings, url, ingest_function)
+    if settings.embedded or not shared_database(url):
+        with service_lock(url, wait=5.0):
+            await _serve(settings, url, ingest_function, None)
+        return
+    lock = MailboxLock(url)
+    try:
+        await _serve(settings, url, ingest_function, lock)
+    finally:
+        await asyncio.to_thread(lock.close)
 
 
-async def _serve(settings: Settings, url: str, ingest_function: IngestFunction) -> None:
+async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, mailbox: MailboxLock | None) -> None:
     await asyncio.to_thread(upgrade, url)
     engine = make_engine(url)
     try:
@@ -82,11 +108,71 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction) 
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             async with asyncio.TaskGroup() as tasks:
-                tasks.create_task(watcher.run(), name="inbox")
+                if mailbox is None:
+                    tasks.create_task(watcher.run(), name="inbox")
+                else:
+                    tasks.create_task(read_mailbox_while_held(mailbox, watcher), name="inbox")
                 tasks.create_task(outbox.supervise(), name="outbox")
                 tasks.create_task(purge_raw_mail_forever(session_factory, settings.raw_mail_days), name="retention")
+                tasks.create_task(
+                    run_scheduler(session_factory, gm_address=settings.gm_address, on_mail=outbox.wake,
+                                  tick=settings.scheduler_seconds),
+                    name="deadlines",
+                )
     finally:
         engine.dispose()
+
+
+async def read_mailbox_while_held(lock: MailboxLock, watcher: InboxWatcher,
+                                  retry: float = MAILBOX_RETRY_SECONDS) -> None:
+    """Run the inbox watcher while this server holds the mailbox lock; stand by while another does,
+    trying for it every `retry` seconds. A lost lock connection stops the watcher (another server
+    may have the lock now) and this one stands by again; should two read at once meanwhile,
+    ingest still keeps each mail once."""
+    try:
+        await _read_mailbox_while_held(lock, watcher, retry)
+    finally:
+        # At once, not after the outbox has stopped: a standby takes over the sooner.
+        await asyncio.to_thread(lock.release)
+
+
+async def _read_mailbox_while_held(lock: MailboxLock, watcher: InboxWatcher, retry: float) -> None:
+    waited = False  # this server has stood by: getting the lock now is taking the mailbox over
+    said = False  # "standby" logged since the lock was last held
+    unreachable = False  # the database could not be reached at the last try (said once)
+    while True:
+        try:
+            held = await asyncio.to_thread(lock.try_acquire)
+            unreachable = False
+        except Exception as e:  # the database is away: the other tasks say so too; try again
+            if not unreachable:
+                log.warning("mailbox lock: cannot reach the database, trying again: %s", e)
+            unreachable, held = True, False
+        if not held:
+            if not said and not unreachable:
+                log.info("standby: another gm serve holds the mailbox; this one takes it over when that one ends")
+                said = True
+            waited = True
+            await asyncio.sleep(retry)
+            continue
+        log.info("took over the mailbox" if waited else "holding the mailbox")
+        said = False
+        inbox = asyncio.create_task(watcher.run(), name="inbox watcher")
+        try:
+            while True:
+                done, _ = await asyncio.wait({inbox}, timeout=retry)
+                if done:
+                    inbox.result()  # the watcher runs until cancelled: it ended only by a bug
+                    raise RuntimeError("the inbox watcher ended")
+                if not await asyncio.to_thread(lock.still_held):
+                    log.error("lost the database connection holding the mailbox: stopped reading it "
+                              "(another gm serve may take it over)")
+                    break
+        finally:
+            if not inbox.done():
+                inbox.cancel()
+                await asyncio.gather(inbox, return_exceptions=True)
+        waited = True
 
 
 def run(settings: Settings) -> int:

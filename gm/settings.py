@@ -82,6 +82,7 @@ class Settings:
     poll_seconds: float = 60.0  # IMAP polling interval, and the safety net while in IDLE
     raw_mail_days: int = 30  # inbound mail is kept whole this long, then only its headers
     replies_per_hour: int = 60  # mails to one player's address an hour at most (acks and notices)
+    scheduler_seconds: float = 1.0  # the longest between two looks at the games' deadlines
 
     imap_host: str | None = None
     imap_port: int | None = None  # default by TLS mode: 993 for ssl, else 143
@@ -133,6 +134,7 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_POLL_SECONDS": "poll_seconds",
     "GM_RAW_MAIL_DAYS": "raw_mail_days",
     "GM_REPLIES_PER_HOUR": "replies_per_hour",
+    "GM_SCHEDULER_SECONDS": "scheduler_seconds",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
         for section in _SECTIONS
@@ -187,7 +189,7 @@ def _read_toml(path: Path) -> dict[str, object]:
 _PORTS = {"imap_port", "smtp_port"}
 _INTS = {"max_mail_size", "replies_per_hour"}
 _DAYS = {"raw_mail_days"}
-_FLOATS = {"poll_seconds"}
+_FLOATS = {"poll_seconds", "scheduler_seconds"}
 _TLS = {"imap_tls", "smtp_tls"}
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from gm.games import GAME_NAME_MAX, find_game, start_game
+from gm.games import GAME_NAME_MAX, find_game
+from gm.lifecycle.phases import start as start_game
+from gm.store.models import utcnow
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, OrderRecord, Player
 
@@ -84,7 +86,7 @@ def test_game_list_and_show(db_url: str) -> None:
             players[power] = Player(game_id=game.id, power=power, email=f"{power.lower()}@players.example", password_hash="-")
             s.add(players[power])
         s.flush()
-        phase = start_game(s, game).row
+        phase = start_game(s, game, utcnow()).row
         game.deadline_at = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         for power, unit, order in (
             ("England", "LON", "F Lon - Nth"),

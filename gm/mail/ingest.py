@@ -373,7 +373,7 @@ class _Answer:
         if outcome != "processed" and not list_mail:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
-                      lookups=lookups, prehashed=self.prehashed)
+                      lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed)
         lines = self.lines
         for line in lines[:MAX_LINES]:
             self._line(ctx, line, careful)

@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.message import Message
 from html.parser import HTMLParser
 from typing import TypeVar
@@ -49,6 +50,9 @@ class InboundMessage:
     size: int                    # len(raw)
     in_reply_to: str | None      # '<...>'
     references: tuple[str, ...]  # '<...>' each, in order
+    # The Date header in UTC: when the sender wrote the mail (an order written before the phase
+    # opened is too late for it); None when there is none or it cannot be read.
+    date: datetime | None = None
     # The whole body as read, quotes and all: where to look for passwords to take out of the mail
     # before it is stored (see gm.mail.redact).
     body: str = field(default="", compare=False, repr=False)
@@ -78,8 +82,9 @@ def read_message(raw: bytes) -> InboundMessage:
                             ("unreadable headers", False))
     in_reply_to = _safe(lambda: _message_id(_header(msg, "in-reply-to")), None)
     references = _safe(lambda: _references(_header(msg, "references")), ())
+    date = _safe(lambda: _date(_header(msg, "date")), None)
     return InboundMessage(message_id, sender, reply_to, subject, text, automatic, soft, len(data),
-                          in_reply_to, references, body)
+                          in_reply_to, references, date, body)
 
 
 def command_lines(text: str) -> list[str]:
@@ -253,6 +258,16 @@ def _message_id(value: str | None) -> str | None:
         return _norm_id(found.group(1))
     words = value.split()
     return _norm_id(words[0]) if words else None
+
+
+def _date(value: str | None) -> datetime | None:
+    """A Date header in UTC; one without a zone (-0000) is taken as UTC."""
+    if not value or len(value) > 200:
+        return None
+    moment = email.utils.parsedate_to_datetime(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def _references(value: str | None) -> tuple[str, ...]:

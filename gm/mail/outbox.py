@@ -17,6 +17,7 @@ import asyncio
 import base64
 import binascii
 import logging
+import re
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from email.utils import format_datetime
 from typing import Any
 
 import aiosmtplib
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, select, tuple_, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.mail.inbox import Backoff
@@ -59,6 +60,11 @@ class Outgoing:
     in_reply_to: str | None
     created_at: datetime
     attempts: int
+    body_html: str | None = None  # with it, the mail is multipart/alternative
+    references: str | None = None  # Message-IDs, space-separated; None: in_reply_to
+    # The judge's own mail about a game (results, reminders), which answers no one's mail: it is
+    # 'auto-generated' even though it is threaded.
+    generated: bool = False
 
     @classmethod
     def of(cls, row: OutboundMail) -> Outgoing:
@@ -72,6 +78,9 @@ class Outgoing:
             in_reply_to=row.in_reply_to,
             created_at=row.created_at,
             attempts=row.attempts,
+            body_html=row.body_html,
+            references=row.references,
+            generated=row.game_id is not None and row.inbound_id is None,
         )
 
 
@@ -81,17 +90,24 @@ class BadOutgoing(ValueError):
 
 def build_message(mail: Outgoing, gm_address: str) -> bytes:
     """The mail of one outbox row as sent (CRLF line ends): plain text from the GM, with its
-    attachments. Built with the email package's compat32 classes, which are several times
-    faster than EmailMessage at this (a busy judge builds one for every acknowledgement); the
-    few headers that may carry non-ASCII text are encoded explicitly."""
-    text = _text_part(mail.body_text)
-    if mail.attachments:
-        msg: Message = MIMEMultipart("mixed")
-        msg.attach(text)
-        for i, attachment in enumerate(mail.attachments):
-            msg.attach(_attachment_part(i, attachment))
-    else:
-        msg = text
+    attachments; with an HTML body, multipart/alternative, and the attachments that have a
+    `content_id` shown inline in the HTML (multipart/related). Built with the email package's
+    compat32 classes, which are several times faster than EmailMessage at this (a busy judge
+    builds one for every acknowledgement); the few headers that may carry non-ASCII text are
+    encoded explicitly."""
+    inline: list[Message] = []  # images the HTML shows (cid:), with it in a multipart/related
+    attached: list[Message] = []
+    for i, attachment in enumerate(mail.attachments or []):
+        shown = mail.body_html is not None and bool(_content_id(attachment))
+        (inline if shown else attached).append(_attachment_part(i, attachment, inline=shown))
+    msg: Message = _text_part(mail.body_text)
+    if mail.body_html is not None:
+        html: Message = _html_part(mail.body_html)
+        if inline:
+            html = _multipart("related", [html, *inline], type="text/html")
+        msg = _multipart("alternative", [msg, html])
+    if attached:
+        msg = _multipart("mixed", [msg, *attached])
     msg["From"] = gm_address
     msg["To"] = mail.to_addr
     msg["Subject"] = _header_text(mail.subject)
@@ -99,11 +115,25 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     msg["Message-ID"] = mail.message_id
     if mail.in_reply_to:
         msg["In-Reply-To"] = mail.in_reply_to
-        msg["References"] = mail.in_reply_to
+    references = " ".join((mail.references or mail.in_reply_to or "").split())
+    if references:
+        msg["References"] = references
     # RFC 3834: so that vacation responders and other robots do not answer the GM.
-    msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to else "auto-generated"
+    msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to and not mail.generated else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"  # the same for Microsoft's
     return msg.as_bytes(policy=_WIRE)
+
+
+def _multipart(subtype: str, parts: list[Message], **params: str) -> MIMEMultipart:
+    msg = MIMEMultipart(subtype, **params)
+    for part in parts:
+        msg.attach(part)
+    return msg
+
+
+def _content_id(attachment: Any) -> str:
+    """The Content-ID an HTML body refers to the attachment by ('' for none), angle brackets off."""
+    return str(attachment.get("content_id") or "").strip("<>") if isinstance(attachment, dict) else ""
 
 
 class _WirePolicy(email.policy.Compat32):
@@ -128,12 +158,16 @@ def _text_part(body: str) -> MIMEText:
     return MIMEText(body, "plain", _UTF8_QP)  # type: ignore[arg-type]  # a Charset is accepted
 
 
+def _html_part(body: str) -> MIMEText:
+    return MIMEText(body, "html", _UTF8_QP)  # type: ignore[arg-type]  # a Charset is accepted
+
+
 def _header_text(value: str) -> str | Header:
     value = " ".join(value.split())  # no line breaks: a header must stay one header
     return value if value.isascii() else Header(value, "utf-8")
 
 
-def _attachment_part(i: int, attachment: Any) -> MIMEBase:
+def _attachment_part(i: int, attachment: Any, *, inline: bool = False) -> MIMEBase:
     try:
         filename = str(attachment["filename"])
         maintype, _, subtype = str(attachment.get("content_type") or "application/octet-stream").partition("/")
@@ -145,8 +179,16 @@ def _attachment_part(i: int, attachment: Any) -> MIMEBase:
     encoders.encode_base64(part)
     # RFC 2231 for a name that is not ASCII
     name: str | tuple[str, str, str] = filename if filename.isascii() else ("utf-8", "", filename)
-    part.add_header("Content-Disposition", "attachment", filename=name)
+    if inline:  # shown where the HTML says <img src="cid:...">
+        content_id = _content_id(attachment)
+        if not _CONTENT_ID.fullmatch(content_id):
+            raise BadOutgoing(f"attachment {i}: {content_id!r} is not a Content-ID")
+        part["Content-ID"] = f"<{content_id}>"
+    part.add_header("Content-Disposition", "inline" if inline else "attachment", filename=name)
     return part
+
+
+_CONTENT_ID = re.compile(r"[!-;=?-~]+@[!-;=?-~]+")  # printable ASCII without spaces or angle brackets
 
 
 class OutboxSender:
@@ -191,7 +233,8 @@ class OutboxSender:
     async def run(self) -> None:
         """Send due mail until cancelled."""
         queue: asyncio.Queue[Outgoing] = asyncio.Queue()
-        taken: set[int] = set()  # rows in the queue or being sent: not to be queued twice
+        # Rows in the queue or being sent (id -> attempts when taken): not to be queued twice.
+        taken: dict[int, int] = {}
         marks = _SentMarks(self._mark_sent)
         workers = [asyncio.create_task(self._worker(queue, taken, marks)) for _ in range(self.connections)]
         try:
@@ -200,14 +243,14 @@ class OutboxSender:
                 wait = self.poll_seconds
                 try:
                     room = self.batch - queue.qsize()
-                    mails, next_due = await asyncio.to_thread(self._claim, max(room, 0), frozenset(taken))
+                    mails, next_due = await asyncio.to_thread(self._claim, max(room, 0), dict(taken))
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # e.g. the database is away: log, and try again later
                     log.exception("outbox: could not read the due mail")
                 else:
                     for mail in mails:
-                        taken.add(mail.id)
+                        taken[mail.id] = mail.attempts
                         queue.put_nowait(mail)
                     if mails:
                         log.info("outbox: %d mail to send", len(mails))
@@ -228,7 +271,7 @@ class OutboxSender:
 
     # --- SMTP ----------------------------------------------------------------------------------
 
-    async def _worker(self, queue: asyncio.Queue[Outgoing], taken: set[int], marks: _SentMarks) -> None:
+    async def _worker(self, queue: asyncio.Queue[Outgoing], taken: dict[int, int], marks: _SentMarks) -> None:
         """Send mail from the queue over one connection, opened when needed, closed when idle."""
         client: aiosmtplib.SMTP | None = None
         try:
@@ -251,7 +294,7 @@ class OutboxSender:
                     marks.add(mail.id, datetime.now(UTC))
                     log.debug("sent outbox %d %s to %s", mail.id, mail.message_id, mail.to_addr)
                 finally:
-                    taken.discard(mail.id)
+                    taken.pop(mail.id, None)
                     if self._more_due and queue.qsize() < self.batch // 2:
                         self._more_due = False
                         self.wakeup.set()  # room in the queue for the due mail left behind
@@ -329,12 +372,24 @@ class OutboxSender:
 
     # --- the database (each in a worker thread, each its own short transaction) ----------------
 
-    def _claim(self, limit: int, exclude: frozenset[int]) -> tuple[list[Outgoing], datetime | None]:
-        """Up to `limit` due rows (none of `exclude`), leased to this sender, and when the next
-        row not taken falls due (None: no row waits)."""
+    def _claim(self, limit: int, held: dict[int, int]) -> tuple[list[Outgoing], datetime | None]:
+        """Up to `limit` due rows (none of `held`, the rows this sender holds already, whose
+        lease is renewed), leased to this sender, and when the next row not taken falls due
+        (None: no row waits)."""
+        exclude = frozenset(held)
         now = datetime.now(UTC)
         waiting = (OutboundMail.sent_at.is_(None), OutboundMail.gave_up_at.is_(None))
         with transaction(self.session_factory) as session:
+            if held:
+                # Rows still queued here or being sent keep their lease: another server sharing
+                # the database must not take them while they wait their turn. Not a row whose
+                # attempt has just failed (its attempts went up): it keeps its back-off.
+                session.execute(
+                    update(OutboundMail)
+                    .where(tuple_(OutboundMail.id, OutboundMail.attempts).in_(sorted(held.items())), *waiting)
+                    .values(next_attempt_at=now + self.lease)
+                    .execution_options(synchronize_session=False)
+                )
             rows = []
             if limit > 0:
                 rows = session.scalars(

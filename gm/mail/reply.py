@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from gm.mail.commands import LineResult
 from gm.mail.message import ACK_MARKER
@@ -44,7 +44,7 @@ def _environment(folder: str) -> Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        autoescape=False,
+        autoescape=select_autoescape(("html.j2",), default_for_string=False, default=False),  # HTML mail only
     )
 
 
@@ -70,7 +70,7 @@ def render_ack(
     MAX_SHOWN_LINES lines of MAX_SHOWN_CHARS each; `unread` lines past what the judge reads are
     counted, not shown."""
     shown = [LineResult(_cut(r.text), r.accepted, _cut(r.detail, 2 * MAX_SHOWN_CHARS)) for r in results[:MAX_SHOWN_LINES]]
-    return _render(
+    return render(
         "ack.txt.j2", lang, marker=ACK_MARKER, subject=_cut(subject, MAX_SUBJECT), results=shown, status=status,
         sections=sections, refused=refused, not_shown=len(results) - len(shown), unread=unread,
     )
@@ -79,10 +79,11 @@ def render_ack(
 def render_notice(name: str, lang: str = "en", **values: object) -> str:
     """A fixed notice, templates/<lang>/<name>.txt.j2: nothing in it comes from the mail that
     caused it but what `values` give (the judge's own words, names from the database)."""
-    return _render(f"{name}.txt.j2", lang, marker=ACK_MARKER, **values)
+    return render(f"{name}.txt.j2", lang, marker=ACK_MARKER, **values)
 
 
-def _render(template: str, lang: str, **values: object) -> str:
+def render(template: str, lang: str = "en", **values: object) -> str:
+    """templates/<lang>/<template> with `values`; a .html.j2 template escapes what it is given."""
     return _environment(os.path.join(templates_dir(), lang)).get_template(template).render(**values)
 
 

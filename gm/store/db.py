@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import fcntl
+import os
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -75,23 +78,38 @@ def transaction(session_factory: sessionmaker[Session]) -> Iterator[Session]:
         yield session
 
 
-# --- one service per database -------------------------------------------------------------------
+# --- who serves: the mailbox lock ---------------------------------------------------------------
 
-SERVICE_LOCK_KEY = 0x676D5F7365727665  # 'gm_serve': PostgreSQL's advisory lock for `gm serve`
+MAILBOX_LOCK_KEY = 0x676D5F7365727665  # 'gm_serve': PostgreSQL's advisory lock on the GM's mailbox
+MIGRATION_LOCK_KEY = 0x676D5F6D69677261  # 'gm_migra': one `gm db upgrade` at a time on PostgreSQL
+# The lock's connection notices a dead network within seconds, not the kernel's two hours.
+_LOCK_CONNECT_ARGS = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 10_000,
+}
 
 
 class AlreadyServing(RuntimeError):
-    """Another `gm serve` is running on the same database."""
+    """Another `gm serve` is running on the same database, and this set-up allows only one."""
+
+
+def shared_database(url: str) -> bool:
+    """Whether several `gm serve` may share the database at `url` (PostgreSQL; not an SQLite file)."""
+    return make_url(url).get_backend_name() == "postgresql"
 
 
 @contextmanager
 def service_lock(url: str, wait: float = 0.0) -> Iterator[None]:
-    """Held while one `gm serve` runs on the database at `url`: a second one raises AlreadyServing
+    """Held while the one `gm serve` allowed runs on the database at `url`: on an SQLite file, and
+    with embedded mail servers (whose mailbox is the server's own). A second raises AlreadyServing
     (after trying for `wait` seconds: a service restarted at once may find its killed
-    predecessor's lock not yet let go). Two services would each fetch the same mail (ingest would
-    keep each mail once) and take outbox rows in turn, with nobody the wiser. The lock goes with
-    its process, however that ends: an exclusive flock on a file beside an SQLite database, a
-    session-level advisory lock on PostgreSQL (its connection held open meanwhile)."""
+    predecessor's lock not yet let go). The lock goes with its process, however that ends: an
+    exclusive flock on a file beside an SQLite database, on PostgreSQL the mailbox lock (see
+    MailboxLock), held for the whole run."""
     parsed = make_url(url)
     deadline = time.monotonic() + wait
     if parsed.get_backend_name() == "sqlite":
@@ -107,22 +125,97 @@ def service_lock(url: str, wait: float = 0.0) -> Iterator[None]:
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise AlreadyServing(f"another gm serve is running on {parsed.database}") from None
+                        raise AlreadyServing(
+                            f"another gm serve is running on {parsed.database} (one per SQLite file: "
+                            "several share a PostgreSQL database)"
+                        ) from None
                     time.sleep(0.2)
             yield
         return
-    engine = create_engine(url, poolclass=NullPool)
+    lock = MailboxLock(url)
     try:
-        with engine.connect() as connection:
-            while not connection.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": SERVICE_LOCK_KEY}):
-                if time.monotonic() >= deadline:
-                    where = parsed.render_as_string(hide_password=True)
-                    raise AlreadyServing(f"another gm serve is running on {where}")
-                time.sleep(0.2)
-            connection.commit()  # the lock is the session's, not the transaction's
-            yield
+        while not lock.try_acquire():
+            if time.monotonic() >= deadline:
+                raise AlreadyServing(f"another gm serve is running on {lock.where}")
+            time.sleep(0.2)
+        yield
     finally:
-        engine.dispose()
+        lock.close()
+
+
+class MailboxLock:
+    """Which of the `gm serve` sharing a PostgreSQL database reads the GM's mailbox: the one that
+    holds a session-level advisory lock, on a connection of its own kept open meanwhile. Two
+    readers would be safe (ingest keeps each mail once) but would each fetch every mail; the
+    others stand by, sharing deadlines and the outbox, and try for the lock every second or two.
+    A holder that dies, even by SIGKILL, drops its connection, and PostgreSQL lets the lock go at
+    once. The connection is named `gm-mailbox pid=... host=...` (pg_stat_activity shows who holds
+    it). Its methods may be called from several threads, one at a time."""
+
+    def __init__(self, url: str) -> None:
+        self.where = make_url(url).render_as_string(hide_password=True)
+        name = f"gm-mailbox pid={os.getpid()} host={socket.gethostname()}"[:63]
+        connect_args: dict[str, Any] = {**_LOCK_CONNECT_ARGS, "application_name": name}
+        self._engine = create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        self._connection: Connection | None = None
+        self._mutex = threading.Lock()
+        self.held = False
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; whether it is held now. Raises if the database cannot be reached."""
+        with self._mutex:
+            if self.held:
+                return True
+            while True:
+                fresh = self._connection is None
+                try:
+                    if self._connection is None:
+                        # Autocommit: no transaction left open between two tries, holding back VACUUM.
+                        self._connection = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+                    query = text("SELECT pg_try_advisory_lock(:key)")
+                    self.held = bool(self._connection.scalar(query, {"key": MAILBOX_LOCK_KEY}))
+                    return self.held
+                except Exception:
+                    self._drop()
+                    if fresh:
+                        raise
+                    # The connection kept from the last try was lost meanwhile: once more on a new one.
+
+    def still_held(self) -> bool:
+        """Whether the lock is still held: False once its connection is lost (PostgreSQL has let
+        the lock go with it, and another server may have it now)."""
+        with self._mutex:
+            if not self.held or self._connection is None:
+                return False
+            try:
+                self._connection.scalar(text("SELECT 1"))
+            except Exception:
+                self._drop()
+                return False
+            return True
+
+    def release(self) -> None:
+        """Let the lock go: at once (a closed connection's lock goes a moment later), then its connection."""
+        with self._mutex:
+            if self.held and self._connection is not None:
+                try:
+                    self._connection.scalar(text("SELECT pg_advisory_unlock(:key)"), {"key": MAILBOX_LOCK_KEY})
+                except Exception:  # the connection is lost: so is the lock
+                    pass
+            self._drop()
+
+    def close(self) -> None:
+        self.release()
+        self._engine.dispose()
+
+    def _drop(self) -> None:
+        self.held = False
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:  # a connection already lost cannot be closed cleanly; it is gone anyway
+                pass
 
 
 # --- migrations ---------------------------------------------------------------------------------
@@ -154,6 +247,11 @@ def _migrate(url: str, step: Callable[[Config, str], None], revision: str) -> Re
     engine = make_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as connection:
+            if connection.dialect.name == "postgresql":
+                # Servers started together would each create the same tables: one at a time, and
+                # the next finds the work done. The lock is the session's: it goes with the connection.
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+                connection.commit()
             before = _revision(connection)
             # Not in a transaction now: migrations/env.py sets SQLite pragmas first, then begins one.
             step(alembic_config(connection), revision)

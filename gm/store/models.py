@@ -95,9 +95,17 @@ class Game(Base):
     variant: Mapped[str] = mapped_column(String(64))  # a name in gm.variants.REGISTRY
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.FORMING)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    deadline_at: Mapped[datetime | None]
-    options: Mapped[dict[str, Any] | None]  # press rules and other per-game settings
+    deadline_at: Mapped[datetime | None]  # the current phase's deadline, as announced
+    options: Mapped[dict[str, Any] | None]  # house rules (gm.lifecycle.house_rules) and other settings
     require_dkim: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # When the scheduler must next look at the game (a reminder, the deadline, the end of grace).
+    next_check_at: Mapped[datetime | None] = mapped_column(index=True)
+    # Set by mail that changed orders or WAIT: the scheduler sees whether the phase may end early.
+    orders_changed: Mapped[bool] = mapped_column(default=False, server_default=false())
+    finished_at: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(255))  # how it ended: 'won by France', ...
+    # The Message-ID every mail about the game refers to, so that mail programs thread them.
+    thread_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID))
 
 
 class Player(Base):
@@ -124,6 +132,11 @@ class Player(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     left_at: Mapped[datetime | None]
+    late_streak: Mapped[int] = mapped_column(default=0, server_default=text("0"))  # deadlines missed in a row
+    civil_disorder: Mapped[bool] = mapped_column(default=False, server_default=false())
+    waiting: Mapped[bool] = mapped_column(default=False, server_default=false())  # WAIT, this phase
+    absent_from: Mapped[datetime | None]  # SET ABSENCE: no deadline falls in [from, until)
+    absent_until: Mapped[datetime | None]
 
 
 class GamePhase(Base):
@@ -140,6 +153,8 @@ class GamePhase(Base):
     results_json: Mapped[dict[str, Any] | None]
     opened_at: Mapped[datetime] = mapped_column(default=utcnow)
     adjudicated_at: Mapped[datetime | None]
+    deadline_at: Mapped[datetime | None]  # the deadline it had when it was adjudicated (or has now)
+    reminded_at: Mapped[datetime | None]  # when reminders went out
 
 
 class InboundMail(Base):
@@ -159,7 +174,7 @@ class InboundMail(Base):
     sender: Mapped[str] = mapped_column(String(EMAIL))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     size: Mapped[int]
-    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     processed_at: Mapped[datetime | None] = mapped_column(index=True)
     outcome: Mapped[str | None] = mapped_column(String(255))  # 'processed', 'automatic: ...', 'too large'
 
@@ -228,11 +243,14 @@ class OutboundMail(Base):
     to_addr: Mapped[str] = mapped_column(String(EMAIL))
     subject: Mapped[str] = mapped_column(Text)
     body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str | None] = mapped_column(Text)  # with body_text: multipart/alternative
     # [{"filename": ..., "content_type": ..., "data": <base64>}, ...]
     attachments: Mapped[list[Any] | None]
     in_reply_to: Mapped[str | None] = mapped_column(String(MESSAGE_ID))
+    references: Mapped[str | None] = mapped_column(Text)  # default: in_reply_to
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))
-    kind: Mapped[str] = mapped_column(String(32))  # 'ack', 'results', 'notice', ...
+    kind: Mapped[str] = mapped_column(String(32))  # 'ack', 'notice', 'start', 'results', 'reminder', ...
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     attempts: Mapped[int] = mapped_column(default=0, server_default=text("0"))
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -395,15 +395,3 @@ def test_python_dash_m_gm(bounce_file: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "1 passed, 0 failed"
-
-
-def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    assert "=== Spring 1901, Movement ===" in out
-    assert "=== Winter 1902, Adjustment ===" in out
-    assert "not understood" not in out
-    # Germany's reply from a phone: abbreviations with dashes read, the unmarked German quote not.
-    germany = out.split("and gets (the quoted mail below the attribution is not read):", 1)[1].split("Part 2", 1)[0]
-    assert "Orders on file:\n  F KIE - DEN\n  A BER - KIE\n  A MUN - BUR\n" in germany
-    assert "REJECTED" not in germany and "Munich - Ruhr" not in germany

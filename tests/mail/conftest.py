@@ -36,6 +36,8 @@ from gm.settings import MailServer, TlsMode
 DOMAIN = "example.org"
 GM = f"gm@{DOMAIN}"
 PLAYERS = ("alice", "bob", "carol")
+# Mailboxes for whole games by mail: one player per power, up to ten (Ambition & Empire).
+GAME_PLAYERS = tuple(f"p{i}" for i in range(1, 11))
 PASSWORD = "secret"
 
 
@@ -220,7 +222,7 @@ class Dovecot:
     process: subprocess.Popen[bytes] | None = None
 
     def __post_init__(self) -> None:
-        users = ["gm", *PLAYERS]
+        users = ["gm", *PLAYERS, *GAME_PLAYERS]
         (self.base / "passwd").write_text("".join(f"{u}:{{PLAIN}}{PASSWORD}::::::\n" for u in users))
         (self.base / "mail").mkdir()
         if os.geteuid() == 0:

@@ -14,9 +14,12 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from sqlalchemy import func, select
 
-from gm.games import create_game, start_game
+from gm.games import create_game
+from gm.lifecycle.phases import start as start_game
+from gm.store.models import utcnow
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player
 from gm.store.passwords import hash_password
@@ -47,7 +50,7 @@ def _setup_game(url: str) -> None:
         for user, power in powers.items():
             s.add(Player(game_id=game.id, power=power, email=f"{user}@{DOMAIN}", password_hash=hash_password(PASSWORD)))
         s.flush()
-        start_game(s, game)
+        start_game(s, game, utcnow())
 
 
 def _mail(n: int) -> tuple[EmailMessage, str]:
@@ -127,6 +130,8 @@ async def test_killed_at_random_every_mail_counts_once(
     assert set().union(*acks.values()) == reply_ids
 
 
+# On PostgreSQL a second server stands by instead: see test_several_servers.py.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_a_second_service_on_the_same_database_stops_and_the_first_goes_on(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
 ) -> None:

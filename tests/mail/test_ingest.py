@@ -325,21 +325,28 @@ def test_list_help_summary_history_signoff(game: Judge) -> None:
 
 
 def test_history_never_shows_an_allocation_but_to_its_owner(game: Judge) -> None:
-    """Allocations are secret whether or not their results entry says so."""
+    """Allocations (under "secret" in a report; and any that slipped among its orders, flagged or
+    not) are shown to their owner only."""
     with transaction(game.sf) as s:
         phase = s.scalars(select(GamePhase)).one()
         phase.adjudicated_at = phase.opened_at
-        phase.results_json = {"orders": [
-            {"power": "France", "order": "A PAR - BUR", "result": "succeeds"},
-            {"power": "France", "order": "DP 2 A TUS - ROM", "result": "counted"},
-            {"power": "France", "order": "IP 1 F NAP H", "result": "counted", "kind": "allocation"},
-            {"power": "France", "order": "HOME MAR", "result": "counted", "secret": True},
-        ]}
+        phase.results_json = {
+            "orders": [
+                {"power": "France", "order": "A PAR - BUR", "result": "succeeds"},
+                {"power": "France", "order": "DP 2 A TUS - ROM", "result": "counted"},
+                {"power": "France", "order": "HOME MAR", "result": "counted", "secret": True},
+            ],
+            "secret": [
+                {"power": "France", "order": "IP 1 F NAP H", "result": "succeeds"},
+                {"power": "Austria", "order": "DP 3 A BAV H", "result": "succeeds"},
+            ],
+        }
     england = game.say("england@players.example", "SIGNON England g1 pw-England\nHISTORY")
     assert "A PAR - BUR" in england
-    assert "DP 2" not in england and "IP 1" not in england and "HOME MAR" not in england
+    assert "DP 2" not in england and "IP 1" not in england and "HOME MAR" not in england and "DP 3" not in england
     france = game.say("france@players.example", "SIGNON France g1 pw-France\nHISTORY")
     assert "DP 2 A TUS - ROM" in france and "IP 1 F NAP H" in france and "HOME MAR" in france
+    assert "DP 3" not in france
 
 
 def test_join_errors(game: Judge) -> None:

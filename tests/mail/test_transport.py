@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from gm.mail.inbox import Backoff, InboxWatcher
 from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.outbox import OutboxSender, Outgoing, build_message
 from gm.mail.outbox_process import OutboxProcess
-from gm.settings import TlsMode
+from gm.settings import MailServer, TlsMode
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
 
@@ -737,3 +737,27 @@ def test_uid_sets_and_batches() -> None:
     sizes.update({1: 6_000_000, 2: 6_000_000, 3: 50_000_000})  # 3 is over the limit: only its header counts
     batches = _batches(uids[:5], sizes, max_size=10_000_000)
     assert batches == [[1], [2, 3, 4, 5]]
+
+
+def test_rows_a_sender_holds_keep_their_lease_while_they_wait_but_not_past_a_failure(
+    session_factory: sessionmaker[Session],
+) -> None:
+    """Two senders on one database: rows waiting in one's queue are not taken by the other when
+    their first lease runs out; a row whose attempt failed keeps the back-off it was given."""
+    for n in range(3):
+        queue(session_factory, subject=f"mail {n}")
+    server = MailServer("127.0.0.1", 1)
+    first = OutboxSender(server, session_factory, gm_address=GM, lease_seconds=0.5)
+    second = OutboxSender(server, session_factory, gm_address=GM, lease_seconds=0.5)
+    taken, _ = first._claim(10, {})
+    assert len(taken) == 3
+    held = {m.id: m.attempts for m in taken}
+    failed = taken[0].id
+    first._mark_failed(failed, "451 try later", permanent=False)  # back-off: 10 s
+    time.sleep(0.3)
+    first._claim(0, held)  # a round of the first sender renews what it still holds
+    time.sleep(0.3)  # past the first lease
+    assert second._claim(10, {})[0] == []
+    with transaction(session_factory) as s:
+        retry = s.get_one(OutboundMail, failed).next_attempt_at
+    assert retry > datetime.now(UTC) + timedelta(seconds=5)  # the back-off, not a lease

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
+from gm.games import CurrentPhase, GameError, OnFile, add_on_file, current_phase, game_name, on_file_by_power
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
 from gm.store.models import Game, GamePhase, OutboundMail, Player, utcnow
@@ -33,8 +33,16 @@ class Lookups:
     wrong passwords), kept for the mails after them in the same transaction: a burst of order mails
     reads each once. A batch thus sees each as it was when first read in the batch (whatever the
     batch itself changes goes through here or calls forget(), as does whatever undoes part of the
-    transaction). Whatever closes a phase while mail comes in must therefore not interleave with
-    a batch: on SQLite nothing can (a writing transaction holds the database)."""
+    transaction).
+
+    Nothing may close a phase meanwhile, and nothing does: a game is read under a share lock of
+    its row (FOR SHARE), held to the end of the transaction, and the scheduler adjudicates only a
+    game whose row it holds FOR UPDATE (SKIP LOCKED: it leaves a game a batch is reading for its
+    next round). A batch that meets a game being adjudicated waits for it, and then reads the
+    phase that opened. On SQLite, which has no row locks, a writing transaction holds the whole
+    database (BEGIN IMMEDIATE) to the same effect. Only one process takes mail in (gm serve), so
+    the share locks of two batches never meet, nor turn into a deadlock when one of them then
+    writes the game row (orders_changed, a deadline moved)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -48,18 +56,42 @@ class Lookups:
         self.pending_orders: list[tuple[type, dict[str, Any]]] = []
         self._on_file: dict[tuple[type, int], dict[str, list[OnFile]]] = {}
         self._replies: dict[str, int] = {}
+        # Games whose orders (or WAIT) the transaction changed: the scheduler is to see whether
+        # their phase may end early (see orders.write_orders, which marks them at once).
+        self.orders_changed: set[int] = set()
+        self._previous: dict[int, GamePhase | None] = {}
+        self._locked: set[int] = set()  # games whose row this transaction holds FOR SHARE
 
     def game(self, name: str) -> Game | None:
-        key = name.strip()  # find_game checks the name before it folds case: 'K' (Kelvin) is no 'k'
+        """The game called `name`, its row share-locked to the end of the transaction (see above)."""
+        key = name.strip()  # game_name checks the name before it folds case: 'K' (Kelvin) is no 'k'
         if key not in self._games:
-            self._games[key] = find_game(self.session, key)
+            try:
+                stored = game_name(key)
+            except GameError:
+                self._games[key] = None  # no game can have such a name
+            else:
+                game = self.session.scalar(select(Game).where(Game.name == stored).with_for_update(read=True))
+                self._games[key] = game
+                if game is not None:
+                    self._locked.add(game.id)
         return self._games[key]
 
     def phase(self, game: Game) -> CurrentPhase | None:
         """The phase of `game` taking orders (see gm.games.current_phase)."""
         if game.id not in self._phases:
+            if game.id not in self._locked:  # a game kept from before a rollback: locked again
+                self.session.execute(select(Game.id).where(Game.id == game.id).with_for_update(read=True))
+                self._locked.add(game.id)
             self._phases[game.id] = current_phase(self.session, game)
         return self._phases[game.id]
+
+    def previous_phase(self, phase: GamePhase) -> GamePhase | None:
+        """The phase before `phase` in its game (None for the first)."""
+        if phase.id not in self._previous:
+            self._previous[phase.id] = self.session.scalar(
+                select(GamePhase).where(GamePhase.game_id == phase.game_id, GamePhase.seq == phase.seq - 1))
+        return self._previous[phase.id]
 
     def player(self, game: Game, power: str) -> Player | None:
         """Who plays `power` in `game` now. The players of a game are read together: the mails of
@@ -112,6 +144,8 @@ class Lookups:
         see forget_pending."""
         self._games.clear()
         self._phases.clear()
+        self._previous.clear()
+        self._locked.clear()
         self._players.clear()
         self.auth_failures.forget()
         self._on_file.clear()
@@ -120,6 +154,7 @@ class Lookups:
     def forget_pending(self) -> None:
         """After a mail's savepoint was rolled back: the orders it stored are gone with it."""
         self.pending_orders.clear()
+        self.orders_changed.clear()
         self.forget()
 
 
@@ -141,6 +176,7 @@ class Context:
     record_mail: Callable[[], int]  # the mail's inbound_mail row id, the row written first if need be
     verifier: PasswordVerifier
     lookups: Lookups
+    gm_address: str = "gm@localhost"  # the judge's own address: the domain of the Message-IDs it makes
     results: list[LineResult] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
     player: Player | None = None  # signed on
@@ -210,14 +246,19 @@ def registry() -> dict[str, ModuleType]:
         history,
         join,
         listing,
+        nowait,
+        results,
+        set_absence,
         set_address,
         set_password,
         signoff,
         signon,
         summary,
+        wait,
     )
 
-    modules = [signon, join, clear, listing, history, summary, set_password, set_address, help, signoff]
+    modules = [signon, join, clear, wait, nowait, listing, history, results, summary, set_password, set_address,
+               set_absence, help, signoff]
     return {m.NAME: m for m in modules}
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from gm.engine.parse import resolve_power
-from gm.games import active_players, start_game, variant_of
+from gm.games import active_players, masters, variant_of
+from gm.lifecycle.phases import start
+from gm.mail.game_mail import queue_start
 from gm.mail.commands import NO_SUCH_GAME, Context, masked
-from gm.store.models import AuditEntry, GameStatus, Player
+from gm.store.models import AuditEntry, GameStatus, Player, utcnow
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
@@ -53,7 +55,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.lookups.forget()  # a new player, and perhaps (below) a game under way
     taken = len(players) + 1
     if taken == len(variant.great_powers):
-        phase = start_game(ctx.session, game)
+        now = utcnow()
+        phase = start(ctx.session, game, now)
+        # Every player is told, not only this one: power, position, house rules, first deadline.
+        queue_start(ctx.session, game, gm_address=ctx.gm_address, gm_addresses=masters(game), now=now)
         ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
     else:
         ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(variant.great_powers)} powers taken)")

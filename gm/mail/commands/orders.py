@@ -10,7 +10,10 @@ from gm.engine.adjudicator import check_order
 from gm.engine.orders import Allocation, Order, Waive
 from gm.engine.parse import parse_order
 from gm.games import OnFile, add_on_file, variant_of
+from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phases import mark_orders_changed
 from gm.mail.commands import Context, Lookups, masked, password_in
+from gm.mail.game_mail import deadline_text
 from gm.store.models import GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
 NAME = "<order>"
@@ -30,6 +33,10 @@ def run(ctx: Context, line: str) -> None:
     if phase is None:
         ctx.reject(line, f"{ctx.game.name} takes no orders now")
         return
+    late = too_late(ctx, phase.row)
+    if late:
+        ctx.reject(line, late)
+        return
     variant = variant_of(ctx.game)
     power = ctx.player.power
     assert power is not None
@@ -47,6 +54,21 @@ def run(ctx: Context, line: str) -> None:
         return
     store(ctx, phase.row.id, order, line)
     ctx.accept(line, str(order))
+
+
+def too_late(ctx: Context, phase: GamePhase) -> str | None:
+    """Why an order of this mail cannot go to `phase`: the mail was written (its Date) before the
+    phase opened, so its orders were meant for the phase before, which is adjudicated. None when
+    it may (a mail without a Date counts as written now)."""
+    written = ctx.message.date
+    if written is None or written >= phase.opened_at or phase.seq <= 1:
+        return None
+    assert ctx.game is not None
+    previous = ctx.lookups.previous_phase(phase)
+    label = previous.label if previous is not None else "the previous phase"
+    when = previous.adjudicated_at if previous is not None and previous.adjudicated_at else phase.opened_at
+    at = deadline_text(when, rules_of(ctx.game.options).timezone)
+    return f"too late: {label} was adjudicated at {at}; this order was not applied to {phase.label}"
 
 
 def unit_key(order: Order) -> str:
@@ -83,19 +105,21 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
                 and earlier["unit"] == key:
             earlier["current"] = False  # replaced within the same batch
     pending.append((table, row))
+    ctx.lookups.orders_changed.add(ctx.game.id)
     add_on_file(view, OnFile(key, row["canonical"], row.get("points", 0)))
     ctx.changed = True
 
 
 def withdraw(ctx: Context, phase: GamePhase, power: str) -> None:
     """Withdraw every order and allocation `power` has on file for `phase` (CLEAR)."""
-    write_orders(ctx.session, ctx.lookups)
+    _write_rows(ctx.session, ctx.lookups)
     for table in (OrderRecord, SecretAllocation):
         t = table.__table__
         ctx.session.connection().execute(
             update(t).where(t.c.phase_id == phase.id, t.c.power == power, t.c.current.is_(True)).values(current=False)
         )
         ctx.lookups.on_file(table, phase, power).clear()
+    ctx.lookups.orders_changed.add(phase.game_id)
     ctx.changed = True
 
 
@@ -117,9 +141,19 @@ _INSERT = {table: insert(table.__table__) for table in (OrderRecord, SecretAlloc
 
 
 def write_orders(session: Session, lookups: Lookups) -> None:
-    """Write the orders stored since the last call: retire the earlier orders they replace, then
-    insert them all, one statement each per table. SQLAlchemy Core, not the ORM: a busy judge
-    writes orders for every mail, and the rows are not needed as objects afterwards."""
+    """Write the orders stored since the last call, and mark every game whose orders (or WAIT)
+    changed, so that the scheduler sees whether its phase may end early: one UPDATE for all of
+    them (see gm.lifecycle.phases.mark_orders_changed)."""
+    _write_rows(session, lookups)
+    if lookups.orders_changed:
+        mark_orders_changed(session, lookups.orders_changed)
+        lookups.orders_changed.clear()
+
+
+def _write_rows(session: Session, lookups: Lookups) -> None:
+    """Retire the earlier orders the stored ones replace, then insert them all, one statement
+    each per table. SQLAlchemy Core, not the ORM: a busy judge writes orders for every mail, and
+    the rows are not needed as objects afterwards."""
     if not lookups.pending_orders:
         return
     connection = session.connection()

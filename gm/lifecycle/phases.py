@@ -1,0 +1,338 @@
+"""The end of each phase, and the opening of the next: what the scheduler does to a game.
+
+Every function here works in the caller's transaction, on a game whose row the caller has locked
+(gm.scheduler claims it with SELECT ... FOR UPDATE; ingest reads a game's phase under a share lock
+of the same row, so no order lands on a phase that is being or has been adjudicated)."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from gm.engine.adjudicator import adjudicate
+from gm.engine.adjust import adjustment_counts
+from gm.engine.model import GameState, PhaseKind
+from gm.engine.orders import Order
+from gm.engine.parse import parse_order
+from gm.engine.variant import Variant
+from gm.games import CurrentPhase, current_phase, variant_of
+from gm.lifecycle.deadlines import Absence, deadline_for, fit
+from gm.lifecycle.house_rules import HouseRules, rules_of
+from gm.lifecycle.report import build_report
+from gm.store.db import state_from_json, state_to_json
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
+
+log = logging.getLogger(__name__)
+
+MAX_PHASES_AT_ONCE = 8  # phases resolved in one go (a retreat and a winter with nothing to decide)
+
+
+@dataclass
+class PhaseEnd:
+    """A phase adjudicated: its row (results in results_json) and the position it led to."""
+
+    row: GamePhase
+    report: dict[str, Any]
+
+
+@dataclass
+class Progress:
+    """What the scheduler did to one game this time."""
+
+    ended: list[PhaseEnd] = field(default_factory=list)  # phases adjudicated, in order
+    reminders: dict[str, list[str]] = field(default_factory=dict)  # power -> what it still owes
+
+
+# --- who owes what ----------------------------------------------------------------------------
+
+
+def owed(variant: Variant, state: GameState) -> dict[str, int]:
+    """The orders each power has to give in this phase: one per unit in movement, one per
+    dislodged unit that may retreat, one per build or removal owed in winter. Minor powers owe
+    none (they are ordered through points, which are never owed)."""
+    rules = variant.rules
+    out: dict[str, int] = {}
+    kind = state.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        for unit in state.units.values():
+            if not rules.is_minor(variant, state, unit.power):
+                out[unit.power] = out.get(unit.power, 0) + 1
+    elif kind is PhaseKind.RETREAT:
+        for d in state.dislodged.values():
+            if d.retreats and not rules.is_minor(variant, state, d.unit.power):
+                out[d.unit.power] = out.get(d.unit.power, 0) + 1
+    else:
+        out = {p: abs(n) for p, n in adjustment_counts(variant, state).items()}
+    return out
+
+
+def missing(variant: Variant, state: GameState, power: str, on_file: list[tuple[str, str]]) -> list[str]:
+    """What `power` still owes: its units without orders ('A PAR'), or '2 builds' / '1 removal'
+    in winter. `on_file` holds (unit, canonical) of its current orders."""
+    if state.phase.kind is PhaseKind.ADJUSTMENT:
+        due = adjustment_counts(variant, state).get(power, 0)
+        left = abs(due) - len(on_file)
+        if left <= 0:
+            return []
+        return [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"]
+    ordered = {unit for unit, _ in on_file}
+    if state.phase.kind is PhaseKind.RETREAT:
+        units = [d.unit for d in state.dislodged.values() if d.unit.power == power and d.retreats]
+    else:
+        units = state.units_of(power)
+    return sorted(str(u) for u in units if u.province not in ordered)
+
+
+def _on_file(session: Session, phase: GamePhase, until: datetime | None = None) -> dict[str, list[Any]]:
+    """Current orders of the phase by power: rows of (unit, canonical, received_at); with `until`,
+    only those received by then."""
+    t = OrderRecord.__table__
+    query = select(t.c.power, t.c.unit, t.c.canonical, t.c.received_at).where(
+        t.c.phase_id == phase.id, t.c.current.is_(True)).order_by(t.c.id)
+    if until is not None:
+        query = query.where(t.c.received_at <= until)
+    out: dict[str, list[Any]] = {}
+    for power, unit, canonical, _ in session.execute(query):
+        out.setdefault(power, []).append((unit, canonical))
+    return out
+
+
+def awaited(session: Session, game: Game, variant: Variant, current: CurrentPhase,
+            players: dict[str, Player]) -> dict[str, list[str]]:
+    """Powers whose player has to order this phase and has not yet given all: power -> what it
+    owes. Powers in civil disorder, and those no one plays, are not awaited."""
+    state = current.state
+    on_file = _on_file(session, current.row)
+    out = {}
+    for power in owed(variant, state):
+        player = players.get(power)
+        if player is None or player.civil_disorder:
+            continue
+        left = missing(variant, state, power, on_file.get(power, []))
+        if left:
+            out[power] = left
+    return out
+
+
+def players_by_power(session: Session, game: Game) -> dict[str, Player]:
+    rows = session.scalars(select(Player).where(Player.game_id == game.id, Player.left_at.is_(None)))
+    return {p.power: p for p in rows if p.power is not None}
+
+
+# --- opening a phase --------------------------------------------------------------------------
+
+
+def start(session: Session, game: Game, now: datetime) -> CurrentPhase:
+    """Every power is taken (or the GM says so): the first phase opens, with its deadline."""
+    variant = variant_of(game)
+    state = variant.initial_state()
+    game.status = GameStatus.ACTIVE
+    row = _open(session, game, variant, state, 1, now)
+    session.add(AuditEntry(game_id=game.id, actor="system", action="start game",
+                           detail={"phase": row.label, "deadline": _iso(game.deadline_at)}))
+    return CurrentPhase(row, state)
+
+
+def _open(session: Session, game: Game, variant: Variant, state: GameState, seq: int, now: datetime,
+          players: dict[str, Player] | None = None) -> GamePhase:
+    rules = rules_of(game.options)
+    players = players_by_power(session, game) if players is None else players
+    deadline = deadline_for(now, state.phase.kind, rules, absences(players.values(), now))
+    row = GamePhase(game_id=game.id, seq=seq, label=variant.phase_label(state.phase), state_json=state_to_json(state),
+                    opened_at=now, deadline_at=deadline)
+    session.add(row)
+    session.flush()
+    game.deadline_at = deadline
+    game.next_check_at = next_check(rules, deadline, reminded=False, now=now)
+    game.orders_changed = False
+    for player in players.values():
+        player.waiting = False
+    return row
+
+
+def absences(players: Any, now: datetime) -> list[Absence]:
+    return [(p.absent_from, p.absent_until) for p in players
+            if p.absent_from is not None and p.absent_until is not None and p.absent_until > now]
+
+
+def next_check(rules: HouseRules, deadline: datetime, *, reminded: bool, now: datetime) -> datetime:
+    """When the scheduler must look at the game next: the reminder time, else the deadline."""
+    if rules.remind_before and not reminded:
+        remind_at = deadline - rules.remind_before
+        if remind_at > now:
+            return remind_at
+    return deadline
+
+
+def move_deadline(session: Session, game: Game, now: datetime) -> datetime | None:
+    """Work the current deadline out again (after an absence was announced): never earlier than
+    it was. Returns the new deadline, or None when it did not move."""
+    current = current_phase(session, game)
+    if current is None or game.deadline_at is None:
+        return None
+    rules = rules_of(game.options)
+    players = players_by_power(session, game)
+    moved = fit(game.deadline_at, rules, absences(players.values(), now))
+    if moved <= game.deadline_at:
+        return None
+    game.deadline_at = current.row.deadline_at = moved
+    game.next_check_at = next_check(rules, moved, reminded=current.row.reminded_at is not None, now=now)
+    return moved
+
+
+# --- the scheduler's look at a game -----------------------------------------------------------
+
+
+def check(session: Session, game: Game, now: datetime) -> Progress:
+    """Whatever is due in `game` now: reminders, the end of the phase (at the deadline, at the end
+    of grace, or early once every awaited power has all its orders in and none asked to wait).
+    The caller has the game row locked."""
+    progress = Progress()
+    if game.status != GameStatus.ACTIVE:
+        game.next_check_at = None
+        game.orders_changed = False
+        return progress
+    current = current_phase(session, game)
+    if current is None:
+        return progress
+    variant = variant_of(game)
+    rules = rules_of(game.options)
+    players = players_by_power(session, game)
+    waiting = awaited(session, game, variant, current, players)
+    deadline = current.row.deadline_at or game.deadline_at or now
+    anyone_waits = any(p.waiting for p in players.values())
+    early = not waiting and not anyone_waits and bool(_awaitable(variant, current.state, players))
+    due = now >= deadline and (not waiting or now >= deadline + rules.grace and rules.nmr == "defaults")
+    if early or due:
+        progress.ended = end_phase(session, game, now, current, players)
+        return progress
+    game.orders_changed = False
+    if rules.remind_before and current.row.reminded_at is None and now >= deadline - rules.remind_before:
+        current.row.reminded_at = now
+        progress.reminders = waiting
+    if now < deadline:
+        game.next_check_at = next_check(rules, deadline, reminded=current.row.reminded_at is not None, now=now)
+    elif now < deadline + rules.grace:
+        game.next_check_at = deadline + rules.grace
+    else:  # NMR policy 'wait': look again a grace (or an hour) later, and remind the late once more
+        game.next_check_at = now + max(rules.grace, timedelta(hours=1))
+        progress.reminders = waiting
+    return progress
+
+
+def _awaitable(variant: Variant, state: GameState, players: dict[str, Player]) -> list[str]:
+    """Powers with a player (not in civil disorder) who owe orders this phase."""
+    return [p for p in owed(variant, state) if p in players and not players[p].civil_disorder]
+
+
+def end_phase(session: Session, game: Game, now: datetime, current: CurrentPhase | None = None,
+              players: dict[str, Player] | None = None) -> list[PhaseEnd]:
+    """Adjudicate the current phase with the orders on file, open the next one, and go on through
+    phases with nothing to decide. Returns the phases adjudicated."""
+    variant = variant_of(game)
+    rules = rules_of(game.options)
+    current = current_phase(session, game) if current is None else current
+    players = players_by_power(session, game) if players is None else players
+    ended: list[PhaseEnd] = []
+    skipped = False
+    for _ in range(MAX_PHASES_AT_ONCE):
+        if current is None:
+            break
+        end, current = _adjudicate(session, game, variant, rules, current, players, now, skipped)
+        ended.append(end)
+        if current is None:  # the game is over
+            break
+        # A retreat or winter phase in which no player has anything to decide is resolved at once.
+        if current.state.phase.kind is PhaseKind.MOVEMENT or _awaitable(variant, current.state, players):
+            break
+        skipped = True
+    return ended
+
+
+def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRules, current: CurrentPhase,
+                players: dict[str, Player], now: datetime, skipped: bool) -> tuple[PhaseEnd, CurrentPhase | None]:
+    """Adjudicate one phase; its end, and the phase it opened (None when the game ended)."""
+    state, row = current.state, current.row
+    kind = state.phase.kind
+    orders: list[Order] = []
+    for table in (OrderRecord, SecretAllocation):
+        t = table.__table__
+        for power, canonical in session.execute(
+            select(t.c.power, t.c.canonical).where(t.c.phase_id == row.id, t.c.current.is_(True)).order_by(t.c.id)
+        ):
+            parsed = parse_order(variant, canonical, power, kind, state)
+            if parsed.order is None:  # cannot happen for what ingest stored; never stop a game for it
+                log.error("game %s, %s: stored order %r of %s no longer reads: %s", game.name, row.label, canonical,
+                          power, parsed.error)
+                continue
+            orders.append(parsed.order)
+    deadline = row.deadline_at or game.deadline_at
+    late: list[str] = []
+    if deadline is not None and now >= deadline and not skipped:
+        by_deadline = _on_file(session, row, until=deadline)
+        late = [p for p in _awaitable(variant, state, players)
+                if missing(variant, state, p, by_deadline.get(p, []))]
+    adjudication = adjudicate(variant, state, orders)
+    report = build_report(variant, state, adjudication, game=game.name, label=row.label, late=late, skipped=skipped)
+    after = adjudication.state
+    for power in _awaitable(variant, state, players):
+        player = players[power]
+        player.late_streak = player.late_streak + 1 if power in late else 0
+        if rules.late_limit and player.late_streak >= rules.late_limit:
+            player.civil_disorder = True
+            after = variant.rules.declare_civil_disorder(variant, after, power)
+            report["civil_disorder"].append(power)
+            session.add(AuditEntry(game_id=game.id, actor="system", action="civil disorder",
+                                   detail={"power": power, "late": player.late_streak}))
+    row.adjudicated_at = now
+    row.deadline_at = deadline
+    winner = variant.rules.winner(variant, after) if after is not adjudication.state else adjudication.winner
+    opened = None
+    if winner:
+        report["winner"] = winner
+        finish(session, game, now, f"won by {winner}")
+        report["ended"] = game.outcome
+    else:
+        nxt = _open(session, game, variant, after, row.seq + 1, now, players)
+        report["next"] = {"phase": nxt.label, "deadline": _iso(nxt.deadline_at)}
+        opened = CurrentPhase(nxt, after)
+    session.add(AuditEntry(game_id=game.id, actor="system", action="adjudicate",
+                           detail={"phase": row.label, "orders": len(orders), "late": late}))
+    # A phase's results are written once: the JSON column is not watched for changes in place.
+    row.results_json = dict(report)
+    return PhaseEnd(row, report), opened
+
+
+def finish(session: Session, game: Game, now: datetime, outcome: str) -> None:
+    game.status = GameStatus.FINISHED
+    game.finished_at = now
+    game.outcome = outcome
+    game.deadline_at = None
+    game.next_check_at = None
+    game.orders_changed = False
+    session.add(AuditEntry(game_id=game.id, actor="system", action="game over", detail={"outcome": outcome}))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def mark_orders_changed(session: Session, game_ids: set[int]) -> None:
+    """Mail changed orders (or WAIT) in these games: the scheduler looks whether a phase may end early."""
+    if game_ids:
+        session.execute(update(Game).where(Game.id.in_(game_ids)).values(orders_changed=True))
+
+
+def history(session: Session, game: Game) -> list[GamePhase]:
+    """Every adjudicated phase of the game, oldest first."""
+    return list(session.scalars(
+        select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.adjudicated_at.is_not(None))
+        .order_by(GamePhase.seq)))
+
+
+def position(row: GamePhase) -> GameState:
+    return state_from_json(row.state_json)

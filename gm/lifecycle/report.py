@@ -1,0 +1,98 @@
+"""What a phase's results say, as plain JSON (kept in phases.results_json): every order with its
+result, what the rules did without an order, dislodgements, centres, adjustments owed, lateness,
+what comes next. Mail templates, HISTORY and RESULTS read it. Secret point allocations are kept
+apart, under "secret", by the power that made them: only that power and the GM ever see them.
+Pure."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from gm.engine.adjudicator import Adjudication
+from gm.engine.adjust import adjustment_counts
+from gm.engine.model import GameState, PhaseKind
+from gm.engine.orders import Allocation, Hold, Order
+from gm.engine.results import Result
+from gm.engine.rules import SIDE_ORDERS
+from gm.engine.variant import Variant
+
+REPORT_FORMAT = 1
+
+
+def is_secret_order(order: Order) -> bool:
+    """Is this order seen only by its power and the GM? Point allocations are."""
+    return type(order) is Allocation
+
+
+def build_report(
+    variant: Variant,
+    state: GameState,
+    adjudication: Adjudication,
+    *,
+    game: str,
+    label: str,
+    late: list[str],
+    skipped: bool = False,
+) -> dict[str, Any]:
+    """The results of the phase `state` was in, resolved as `adjudication` says."""
+    public: list[dict[str, Any]] = []
+    secret: list[dict[str, Any]] = []
+    ordered: set[str] = set()
+    for r in adjudication.results:
+        entry = {"power": r.order.power, "order": str(r.order), "result": r.result.value, "reason": r.reason}
+        if is_secret_order(r.order):
+            secret.append(entry)
+        else:
+            if type(r.order) not in SIDE_ORDERS:
+                ordered.add(r.order.province)
+            public.append(entry)
+    if state.phase.kind is PhaseKind.MOVEMENT:
+        dislodged_now = adjudication.dislodged
+        for prov, unit in sorted(state.units.items()):
+            if prov not in ordered:  # no order: the unit held
+                hold = Hold(unit.power, unit.type, unit.location)
+                result = Result.FAILS if prov in dislodged_now else Result.SUCCEEDS
+                public.append({"power": unit.power, "order": str(hold), "result": result.value,
+                               "reason": "dislodged" if prov in dislodged_now else "", "default": True})
+    public.sort(key=lambda e: (e["power"], e["order"]))
+    after = adjudication.state
+    before_centres, after_centres = state.supply_centres, after.supply_centres
+    changes = [
+        {"centre": c, "name": variant.map.name(c), "from": before_centres.get(c), "to": after_centres.get(c)}
+        for c in sorted(set(before_centres) | set(after_centres))
+        if before_centres.get(c) != after_centres.get(c)
+    ]
+    counts = Counter(after_centres.values())
+    nxt = after.phase
+    return {
+        "format": REPORT_FORMAT,
+        "game": game,
+        "variant": variant.title,
+        "phase": label,
+        "skipped": skipped,
+        "orders": public,
+        "secret": secret,
+        "dislodged": [
+            {"power": d.unit.power, "unit": str(d.unit), "retreats": list(d.retreats)}
+            for _, d in sorted(adjudication.dislodged.items())
+        ],
+        "disbanded": [{"power": u.power, "unit": str(u)} for u in adjudication.disbanded],
+        "centres": {p: counts[p] for p in sorted(counts)},
+        "centre_changes": changes,
+        "adjustments": adjustment_counts(variant, after) if nxt.kind is PhaseKind.ADJUSTMENT else {},
+        "late": sorted(late),
+        "civil_disorder": [],
+        "next": None,  # filled in by the caller once the next deadline is known
+        "winner": adjudication.winner,
+        "ended": None,
+    }
+
+
+def public_view(report: dict[str, Any], power: str | None) -> dict[str, Any]:
+    """The report as `power` may see it (None: a player of no power, or an observer): the secret
+    allocations of `power` only. The GM reads the report whole."""
+    view = dict(report)
+    view["secret"] = [e for e in report.get("secret", []) if power is not None and e["power"] == power]
+    return view
+
+

@@ -1,0 +1,26 @@
+"""WAIT: keep the current phase open until its deadline, even once every power's orders are in."""
+from __future__ import annotations
+
+from gm.lifecycle.house_rules import rules_of
+from gm.mail.commands import Context
+from gm.mail.game_mail import deadline_text
+
+NAME = "WAIT"
+USAGE = "WAIT"
+HELP = "this phase is not to end before its deadline, even when all orders are in (NOWAIT undoes it)"
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if not ctx.signed_on(line):
+        return
+    phase = ctx.phase()
+    if phase is None:
+        ctx.reject(line, f"{ctx.game.name} has no phase under way")
+        return
+    ctx.player.waiting = True
+    # The scheduler looks again, and no longer ends the phase early.
+    ctx.lookups.orders_changed.add(ctx.game.id)
+    ctx.changed = True
+    deadline = phase.row.deadline_at or ctx.game.deadline_at
+    until = f" ({deadline_text(deadline, rules_of(ctx.game.options).timezone)})" if deadline is not None else ""
+    ctx.accept(line, f"{phase.row.label} will not end before its deadline{until}")

@@ -1,0 +1,341 @@
+"""Mail the judge sends about a game of its own accord (not in answer to a player's mail): the
+start of the game, the results of each adjudication, reminders before a deadline.
+
+Every such mail is threaded under one Message-ID per game (`thread_id`), so that a player's mail
+program shows a game as one conversation. A player's copy of the results holds the public results
+and that player's own secret allocations only; the GM's copy adds every allocation. Rows go to the
+outbox in the caller's transaction, so that a phase is adjudicated and announced together or not
+at all."""
+from __future__ import annotations
+
+import base64
+import socket
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from gm.engine.model import GameState, PhaseKind
+from gm.engine.variant import Variant
+from gm.games import active_players, current_phase, variant_of
+from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phases import Progress, position
+from gm.lifecycle.report import public_view
+from gm.mail.message import ACK_MARKER
+from gm.mail.reply import render
+from gm.store.models import Game, OutboundMail, Player, new_message_id
+
+_INSERT_OUTBOX = insert(OutboundMail.__table__)
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+
+
+def map_image(game: Game, report: dict[str, Any]) -> bytes | None:
+    """The map of the position after the phase `report` describes, as PNG; None while the judge
+    draws no maps. Whatever this returns is shown inline in the results mail: drawing maps needs
+    nothing else changed."""
+    return None
+
+
+# --- threading -----------------------------------------------------------------------------------
+
+
+def _domain(gm_address: str) -> str:
+    return gm_address.rpartition("@")[2] or socket.gethostname()
+
+
+def thread_id(game: Game, gm_address: str) -> str:
+    """The Message-ID every mail about `game` refers to (made once, kept in games.thread_id): the
+    mails of a game thread together, apart from those of the player's other games."""
+    if not game.thread_id:
+        game.thread_id = f"<game.{game.name}.{game.id}@{_domain(gm_address)}>"
+    return game.thread_id
+
+
+# --- words -----------------------------------------------------------------------------------------
+
+
+def deadline_text(moment: datetime | str | None, zone: str) -> str:
+    """'Friday 27 November 2026, 20:00 (Europe/London)': in the game's time zone, named, in
+    English whatever the server's locale."""
+    if moment is None:
+        return "none"
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    local = moment.astimezone(ZoneInfo(zone))
+    return (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year}, "
+            f"{local:%H:%M} ({zone})")
+
+
+def _season_year(label: str) -> str:
+    """'Spring 1901, Movement' -> 'Spring 1901'."""
+    return label.partition(",")[0]
+
+
+def _phase_words(label: str) -> str:
+    """What the subject calls a phase's results: 'Spring 1901 results', 'Fall 1901 retreats',
+    'Winter 1901 adjustments'."""
+    when, _, kind = label.partition(", ")
+    return f"{when} " + {"Retreat": "retreats", "Adjustment": "adjustments"}.get(kind, "results")
+
+
+def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
+    """'[game] Spring 1901 results'; for several phases at once, the first with the others after:
+    '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'."""
+    first, *rest = (_phase_words(r["phase"]) for r in reports)
+    if any(r.get("ended") for r in reports):
+        first += ": game over"
+    return f"[{game.name}] {first}" + (f" (and {', '.join(rest)})" if rest else "")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+# --- the results of a phase ------------------------------------------------------------------------
+
+
+def _is_minor(variant: Variant, power: str) -> bool:
+    known = variant.powers.get(power)
+    return known is not None and known.minor
+
+
+def _entry(e: dict[str, Any]) -> dict[str, Any]:
+    return {"power": e["power"], "order": e["order"], "result": e["result"],
+            "reason": e.get("reason") or "", "default": bool(e.get("default"))}
+
+
+def _owners(variant: Variant, before: GameState, report: dict[str, Any]) -> dict[str, list[str]]:
+    """Power -> the names of the centres it owns after the phase: the position the phase was
+    played from, with the report's changes made."""
+    owner = dict(before.supply_centres)
+    for change in report.get("centre_changes", []):
+        if change["to"] is None:
+            owner.pop(change["centre"], None)
+        else:
+            owner[change["centre"]] = change["to"]
+    out: dict[str, list[str]] = {}
+    for centre, power in owner.items():
+        out.setdefault(power, []).append(variant.map.name(centre))
+    return {p: sorted(names) for p, names in out.items()}
+
+
+def _section(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, gm: bool,
+             before: GameState | None, map_cid: str | None) -> dict[str, Any]:
+    """What the templates show of one report to one reader; what the reader may not see is not
+    in it at all."""
+    zone = rules_of(game.options).timezone
+    seen = report if gm else public_view(report, viewer)
+    by_power: dict[str, list[dict[str, Any]]] = {}
+    for e in seen.get("orders", []):
+        by_power.setdefault(e["power"], []).append(_entry(e))
+    great = [p for p in variant.great_powers if p in by_power] + sorted(
+        p for p in by_power if p not in variant.great_powers and not _is_minor(variant, p))
+    minor = sorted(p for p in by_power if _is_minor(variant, p))
+    secret = [_entry(e) for e in seen.get("secret", [])]
+    owners = _owners(variant, before, report) if before is not None else {}
+    centres = seen.get("centres", {})
+    nxt = seen.get("next")
+    adjustments = seen.get("adjustments") or {}
+    return {
+        "phase": seen["phase"],
+        "skipped": bool(seen.get("skipped")),
+        "orders": [(p, by_power[p]) for p in great],
+        "minor_orders": [(p, by_power[p]) for p in minor],
+        "secret": sorted(secret, key=lambda e: (e["power"], e["order"])),
+        "dislodged": [
+            {"power": d["power"], "unit": d["unit"], "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
+            for d in seen.get("dislodged", [])
+        ],
+        "disbanded": seen.get("disbanded", []),
+        "changes": [
+            {"name": c.get("name") or variant.map.name(c["centre"]), "from": c["from"], "to": c["to"]}
+            for c in seen.get("centre_changes", [])
+        ],
+        "centres": [
+            {"power": p, "count": centres[p], "owned": owners.get(p, [])}
+            for p in sorted(centres, key=lambda p: (-centres[p], p))
+        ],
+        "adjust_phase": nxt["phase"] if nxt else "",
+        "adjustments": [
+            {"power": p, "owed": _count(n, "build") if n > 0 else _count(-n, "removal")}
+            for p, n in sorted(adjustments.items()) if n
+        ],
+        "late": seen.get("late", []),
+        "civil_disorder": seen.get("civil_disorder", []),
+        "next": {"phase": nxt["phase"], "deadline": deadline_text(nxt["deadline"], zone)} if nxt else None,
+        "ended": seen.get("ended"),
+        "winner": seen.get("winner"),
+        "map_cid": map_cid,
+    }
+
+
+def _results_values(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], viewer: str | None, gm: bool,
+                    befores: Sequence[GameState | None], map_cids: Sequence[str | None]) -> dict[str, Any]:
+    return {
+        "marker": ACK_MARKER,
+        "game": game.name,
+        "variant": variant.title,
+        "viewer": viewer,
+        "gm": gm,
+        "sections": [_section(game, variant, r, viewer, gm, b, c) for r, b, c in zip(reports, befores, map_cids)],
+        "has_map": any(map_cids),
+    }
+
+
+def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
+                 before: GameState | None = None, map_cid: str | None = None) -> str:
+    """The plain text of one phase's results as `viewer` (a power; None: no power) reads them, or
+    with `gm` as the GM does (every secret allocation too). With `before`, the position the phase
+    was played from, every power's centres are named, not only counted."""
+    return render("results.txt.j2", "en",
+                   **_results_values(game, variant, [report], viewer, gm, [before], [map_cid]))
+
+
+def results_html(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
+                 before: GameState | None = None, map_cid: str | None = None) -> str:
+    """The HTML of what results_text says; `map_cid` (a Content-ID) shows the map inline."""
+    return render("results.html.j2", "en",
+                   **_results_values(game, variant, [report], viewer, gm, [before], [map_cid]))
+
+
+# --- queueing ------------------------------------------------------------------------------------
+
+
+def _row(game: Game, thread: str, domain: str, to: str, subject: str, kind: str, now: datetime, text: str,
+         html: str | None = None, attachments: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {
+        "message_id": new_message_id(domain),
+        "to_addr": to,
+        "subject": subject,
+        "body_text": text,
+        "body_html": html,
+        "attachments": attachments,
+        "in_reply_to": thread,
+        "references": thread,
+        "game_id": game.id,
+        "inbound_id": None,
+        "kind": kind,
+        "created_at": now,
+        "next_attempt_at": now,
+    }
+
+
+def _insert(session: Session, rows: list[dict[str, Any]]) -> int:
+    if rows:
+        session.connection().execute(_INSERT_OUTBOX, rows)
+    return len(rows)
+
+
+def _maps(game: Game, reports: Sequence[dict[str, Any]], domain: str
+          ) -> tuple[list[str | None], list[dict[str, str]]]:
+    """The Content-ID of each phase's map (None: no map) and the inline attachments that carry them."""
+    cids: list[str | None] = []
+    attachments: list[dict[str, str]] = []
+    for i, report in enumerate(reports):
+        png = map_image(game, report)
+        if png is None:
+            cids.append(None)
+            continue
+        cid = new_message_id(domain).strip("<>")
+        cids.append(cid)
+        name = _season_year(report["phase"]).lower().replace(" ", "-")
+        kind = report["phase"].partition(", ")[2].lower() or "map"
+        attachments.append({"filename": f"{game.name}-{name}-{kind}.png", "content_type": "image/png",
+                            "data": base64.b64encode(png).decode("ascii"), "content_id": cid})
+    return cids, attachments
+
+
+def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,
+                   gm_addresses: Sequence[str] = (), now: datetime) -> int:
+    """Queue the mail of what the scheduler did to `game`: one results mail per active player
+    covering every phase ended this time, a copy with every secret allocation to each address in
+    `gm_addresses`; and a reminder to each late power's player. Returns the rows queued."""
+    rows: list[dict[str, Any]] = []
+    domain = _domain(gm_address)
+    thread = thread_id(game, gm_address)
+    players = active_players(session, game)
+    if progress.ended:
+        variant = variant_of(game)
+        reports = [end.report for end in progress.ended]
+        befores: list[GameState | None] = [position(end.row) for end in progress.ended]
+        cids, attachments = _maps(game, reports, domain)
+        subject = results_subject(game, reports)
+        readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
+        readers += [(address, None, True) for address in gm_addresses]
+        rendered: dict[tuple[Any, ...], tuple[str, str]] = {}
+        for to, viewer, gm in readers:
+            # A reader with no secrets of their own gets the observers' copy, rendered once.
+            shown = viewer if gm or _mentions(reports, viewer) else None
+            key = (gm, shown)
+            if key not in rendered:
+                values = _results_values(game, variant, reports, shown, gm, befores, cids)
+                rendered[key] = (render("results.txt.j2", "en", **values), render("results.html.j2", "en", **values))
+            text, html = rendered[key]
+            rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "results", now,
+                             text, html, attachments or None))
+    if progress.reminders:
+        rows += _reminders(session, game, progress.reminders, players, thread, domain, now)
+    return _insert(session, rows)
+
+
+def _mentions(reports: Sequence[dict[str, Any]], viewer: str | None) -> bool:
+    """Whether a reader's copy of these results differs from an observer's: it has secrets."""
+    return viewer is not None and any(e["power"] == viewer for r in reports for e in r.get("secret", []))
+
+
+def _reminders(session: Session, game: Game, owing: dict[str, list[str]], players: list[Player], thread: str,
+               domain: str, now: datetime) -> list[dict[str, Any]]:
+    current = current_phase(session, game)
+    label = current.row.label if current is not None else ""
+    deadline = (current.row.deadline_at if current is not None else None) or game.deadline_at
+    zone = rules_of(game.options).timezone
+    rows = []
+    for player in players:
+        owed = owing.get(player.power or "")
+        if not owed:
+            continue
+        text = render("reminder.txt.j2", "en", marker=ACK_MARKER, game=game.name, power=player.power, phase=label,
+                       owed=owed, units=current is not None and current.state.phase.kind is not PhaseKind.ADJUSTMENT,
+                       deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
+        subject = f"[{game.name}] Reminder: {player.power}, orders due for {_season_year(label) or 'this phase'}"
+        rows.append(_row(game, thread, domain, player.email, subject, "reminder", now, text))
+    return rows
+
+
+def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: Sequence[str] = (),
+                now: datetime) -> int:
+    """Queue the mail that opens a game: to every active player, the power they play, the
+    starting position, the house rules and the first deadline; the same without a power of their
+    own to each address in `gm_addresses`. Returns the rows queued."""
+    domain = _domain(gm_address)
+    thread = thread_id(game, gm_address)
+    variant = variant_of(game)
+    current = current_phase(session, game)
+    state = current.state if current is not None else variant.initial_state()
+    label = current.row.label if current is not None else variant.phase_label(state.phase)
+    rules = rules_of(game.options)
+    powers = variant.great_powers + sorted(p for p in variant.powers if p not in variant.great_powers)
+    start = [
+        {"power": p, "minor": _is_minor(variant, p),
+         "units": sorted(str(u) for u in state.units_of(p)),
+         "centres": [variant.map.name(c) for c in state.centres_of(p)]}
+        for p in powers if state.units_of(p) or state.centres_of(p)
+    ]
+    values: dict[str, Any] = {
+        "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
+        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(), "position": start,
+    }
+    readers = [(p.email, p.power) for p in active_players(session, game)] + [(a, None) for a in gm_addresses]
+    rows = []
+    for to, power in readers:
+        subject = f"[{game.name}] The game starts: you play {power}" if power else f"[{game.name}] The game starts"
+        rows.append(_row(game, thread, domain, to, subject, "start", now,
+                         render("start.txt.j2", "en", power=power, **values),
+                         render("start.html.j2", "en", power=power, **values)))
+    return _insert(session, rows)
