@@ -271,10 +271,8 @@ class _Session:
         if response.result != "OK":
             raise ImapError(f"STARTTLS refused: {_text(response)}")
         loop = asyncio.get_running_loop()
-        transport = await asyncio.wait_for(
-            loop.start_tls(protocol.transport, protocol, context, server_hostname=self.w.server.host),
-            self.w.timeout,
-        )
+        async with asyncio.timeout(self.w.timeout):
+            transport = await loop.start_tls(protocol.transport, protocol, context, server_hostname=self.w.server.host)
         if transport is None:
             raise ImapError("TLS handshake failed")
         protocol.transport = transport
@@ -306,7 +304,10 @@ class _Session:
         """One IMAP command, bounded by the timeout; a connection lost before it is an error."""
         if self.lost.is_set():
             raise ImapError("connection lost")
-        return await asyncio.wait_for(awaitable, self.w.timeout)
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancellation that
+        # comes as the command completes, and the watcher would then not stop when told to.
+        async with asyncio.timeout(self.w.timeout):
+            return await awaitable
 
     # --- one round ---------------------------------------------------------------------------
 
@@ -446,7 +447,8 @@ class _Session:
     async def _sleep(self, seconds: float) -> None:
         """Wait between two polls; wakes early if the connection drops."""
         try:
-            await asyncio.wait_for(self.lost.wait(), seconds)
+            async with asyncio.timeout(seconds):
+                await self.lost.wait()
         except TimeoutError:
             return
         raise ImapError("connection lost")

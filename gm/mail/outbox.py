@@ -260,7 +260,8 @@ class OutboxSender:
                         wait = min(wait, (next_due - datetime.now(UTC)).total_seconds())
                     wait = max(wait, 0.01)  # never spin on a row that someone else holds
                 try:
-                    await asyncio.wait_for(self.wakeup.wait(), wait)
+                    async with asyncio.timeout(wait):  # not wait_for, which may swallow a cancellation
+                        await self.wakeup.wait()
                 except TimeoutError:
                     pass
         finally:
@@ -277,7 +278,8 @@ class OutboxSender:
         try:
             while True:
                 try:
-                    mail = await (queue.get() if client is None else asyncio.wait_for(queue.get(), self.idle_seconds))
+                    async with asyncio.timeout(None if client is None else self.idle_seconds):
+                        mail = await queue.get()
                 except TimeoutError:  # nothing to send for a while: let the connection go
                     await self._close(client)
                     client = None
@@ -339,7 +341,8 @@ class OutboxSender:
         if client is None or not client.is_connected:
             return
         try:
-            await asyncio.wait_for(client.quit(), 5)
+            async with asyncio.timeout(5):
+                await client.quit()
         except (OSError, TimeoutError, aiosmtplib.SMTPException):
             client.close()
 
