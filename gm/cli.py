@@ -199,6 +199,7 @@ def _game_show(args: argparse.Namespace) -> int:
     from zoneinfo import ZoneInfo
 
     from gm.games import GameError, active_players, current_phase, find_game, game_name, orders_due, variant_of
+    from gm.lifecycle.house_rules import rules_of
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 
     settings = _load_settings(args)
@@ -228,9 +229,13 @@ def _game_show(args: argparse.Namespace) -> int:
             ["created", when(game.created_at)],
             ["phase", phase.row.label if phase else "-"],
             ["deadline", when(game.deadline_at) if game.deadline_at else "none"],
+            *([["ended", f"{game.outcome} ({when(game.finished_at)})"]] if game.finished_at else []),
         ]
         for line in _columns(lines):
             print(line)
+        print("house rules:")
+        for line in rules_of(game.options).describe():
+            print(f"  {line}")
         print("powers:")
         powers = []
         for power in variant.great_powers:
@@ -239,6 +244,10 @@ def _game_show(args: argparse.Namespace) -> int:
             if phase is not None and player is not None:
                 done, due = orders_due(session, variant, phase, power)
                 orders = "nothing to order" if due == 0 else "orders in" if done >= due else f"{done} of {due} orders in"
+            if player is not None and player.civil_disorder:
+                orders = "civil disorder" + (f"; {orders}" if orders else "")
+            elif player is not None and player.late_streak:
+                orders += f" (late {player.late_streak} in a row)"
             powers.append(["", power, player.email if player else "(open)", orders])
         for line in _columns(powers):
             print(line)

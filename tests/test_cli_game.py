@@ -6,6 +6,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
@@ -13,7 +14,7 @@ from gm.games import GAME_NAME_MAX, find_game
 from gm.lifecycle.phases import start as start_game
 from gm.store.models import utcnow
 from gm.store.db import make_engine, make_session_factory, transaction
-from gm.store.models import Game, OrderRecord, Player
+from gm.store.models import Game, OrderRecord, OutboundMail, Player
 
 
 def gm(*args: str, db: Path | None = None, url: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -107,8 +108,10 @@ def test_game_list_and_show(db_url: str) -> None:
     lines = show.stdout.splitlines()
     assert lines[:3] == ["game std", "variant   standard (Diplomacy (standard map))", "status    active"]
     assert lines[3].startswith("created   20") and lines[3].endswith(("CET", "CEST"))
-    assert lines[4:7] == ["phase     Spring 1901, Movement", "deadline  2026-03-01 13:00 CET", "powers:"]
-    assert lines[7:] == [
+    assert lines[4:7] == ["phase     Spring 1901, Movement", "deadline  2026-03-01 13:00 CET", "house rules:"]
+    powers = lines.index("powers:")
+    assert "  Deadlines: movement 2d, retreats 1d, adjustments 1d after the phase opens" in lines[7:powers]
+    assert lines[powers + 1:] == [
         "  Austria  austria@players.example  0 of 3 orders in",
         "  England  england@players.example  orders in",
         "  France   france@players.example   1 of 3 orders in",
@@ -118,8 +121,37 @@ def test_game_list_and_show(db_url: str) -> None:
         "  Turkey   turkey@players.example   0 of 3 orders in",
     ]
     forming = gm("game", "show", "ae1", url=db_url).stdout.splitlines()
-    assert forming[4:7] == ["phase     -", "deadline  none", "powers:"]
-    assert forming[7] == "  Austria         (open)" and len(forming) == 7 + 10
+    assert forming[4:7] == ["phase     -", "deadline  none", "house rules:"]
+    powers = forming.index("powers:")
+    assert forming[powers + 1] == "  Austria         (open)" and len(forming) == powers + 1 + 10
     missing = gm("game", "show", "nope", url=db_url)
     assert missing.returncode == 2
     assert missing.stderr.strip() == "gm game show: there is no game called nope: gm game list shows them"
+
+
+def test_house_rules_and_the_gm_address_are_set_at_creation_and_a_game_started_by_hand(tmp_path: Path) -> None:
+    db = tmp_path / "gm.sqlite3"
+    done = gm("game", "new", "fast", "--movement", "1d", "--days", "mon-fri", "--hour", "20", "--grace", "2h",
+              "--late-limit", "2", "--master", "GM@Example.org", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "  A deadline falls on mon,tue,wed,thu,fri at 20:00 (Europe/Paris)" in done.stdout.splitlines()
+    bad = gm("game", "new", "slow", "--movement", "a fortnight", db=db)
+    assert bad.returncode == 2 and "movement: 'afortnight' is no duration" in bad.stderr
+    factory = make_session_factory(make_engine(f"sqlite:///{db}"))
+    with transaction(factory) as s:
+        game = find_game(s, "fast")
+        assert game is not None
+        assert game.options["masters"] == ["gm@example.org"]  # type: ignore[index]
+        s.add(Player(game_id=game.id, power="France", email="france@players.example", password_hash="-"))
+    started = gm("game", "start", "fast", db=db)
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.startswith("game fast starts with Spring 1901, Movement; deadline ")
+    with transaction(factory) as s:
+        game = find_game(s, "fast")
+        assert game is not None and game.status == "active" and game.deadline_at is not None
+        local = game.deadline_at.astimezone(ZoneInfo("Europe/Paris"))
+        assert local.hour == 20 and local.weekday() < 5
+        kinds = s.execute(select(OutboundMail.to_addr, OutboundMail.kind)).all()
+        assert sorted(kinds) == [("france@players.example", "start"), ("gm@example.org", "start")]
+    again = gm("game", "start", "fast", db=db)
+    assert again.returncode == 2 and "fast is active, not forming" in again.stderr
