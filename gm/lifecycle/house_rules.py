@@ -50,6 +50,18 @@ class HouseRules:
         """As stored in games.options[OPTION_KEY]: every rule written out."""
         return {f.name: show(getattr(self, f.name)) if f.name != "days" else show_days(self.days) for f in fields(self)}
 
+    def summary(self) -> str:
+        """The house rules in one line, for the foot of every results mail."""
+        parts = [f"movement {show(self.movement)}, retreats {show(self.retreat)}, adjustments {show(self.adjustment)}"]
+        if self.days or self.hour is not None:
+            parts.append("deadlines " + " ".join(
+                ([f"on {show_days(self.days)}"] if self.days else []) + ([f"at {self.hour:02d}:00"] if self.hour is not None else [])))
+        parts.append(f"grace {show(self.grace)}" if self.grace else "no grace")
+        parts.append("missing orders: defaults" if self.nmr == "defaults" else "missing orders: the game waits")
+        if self.late_limit:
+            parts.append(f"civil disorder after {self.late_limit} late in a row")
+        return f"{'; '.join(parts)} ({self.timezone})"
+
     def describe(self) -> list[str]:
         """The house rules as players read them, a line each."""
         lines = [

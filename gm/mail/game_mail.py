@@ -185,6 +185,7 @@ def _results_values(game: Game, variant: Variant, reports: Sequence[dict[str, An
         "gm": gm,
         "sections": [_section(game, variant, r, viewer, gm, b, c) for r, b, c in zip(reports, befores, map_cids)],
         "has_map": any(map_cids),
+        "house_rules": rules_of(game.options).summary(),
     }
 
 

@@ -31,6 +31,9 @@ def test_rules_round_trip_through_the_options_a_game_stores() -> None:
     text = "\n".join(rules.describe())
     assert "on mon,fri,sat,sun at" in text and "20:00 (America/New_York)" in text
     assert "waits" in text and "after 2 deadlines" in text
+    assert rules.summary() == ("movement 1d12h, retreats 1d, adjustments 1d; deadlines on mon,fri,sat,sun at 20:00; "
+                               "grace 2h; missing orders: the game waits; civil disorder after 2 late in a row "
+                               "(America/New_York)")
 
 
 @pytest.mark.parametrize("changes, words", [({"nmr": "skip"}, "nmr must be"), ({"timezone": "Mars/Olympus"}, "time zone"),

@@ -164,6 +164,7 @@ async def test_a_game_year_of_standard_diplomacy_by_mail(
         (results,) = await t.wait_mail("Austria", subject_has("Spring 1901"))
         body = text_of(results)
         assert "A PAR - BUR" in body and "F KIE - HOL" in body
+        assert "House rules: movement 1h, retreats 1h, adjustments 1h" in body
         assert results.get_content_type() == "multipart/alternative"
         assert results["References"] and results["In-Reply-To"]
 
