@@ -340,3 +340,18 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
                          render("start.txt.j2", "en", power=power, **values),
                          render("start.html.j2", "en", power=power, **values)))
     return _insert(session, rows)
+
+
+def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: str,
+                         gm_addresses: Sequence[str] = (), now: datetime) -> int:
+    """Tell every player (and the GM) that the current deadline has moved, and why, in words of
+    the judge's own: a player's absence is announced without saying whose."""
+    current = current_phase(session, game)
+    if current is None or game.deadline_at is None:
+        return 0
+    domain, thread = _domain(gm_address), thread_id(game, gm_address)
+    text = render("deadline_moved.txt.j2", "en", marker=ACK_MARKER, game=game.name, phase=current.row.label,
+                  deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
+    subject = f"[{game.name}] Deadline moved: {_season_year(current.row.label)}"
+    readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
+    return _insert(session, [_row(game, thread, domain, to, subject, "deadline", now, text) for to in readers])

@@ -181,6 +181,11 @@ def test_set_absence_moves_the_deadline(session_factory: sessionmaker[Session]) 
         game = judge.game_row(s)
         row = s.scalars(select(GamePhase).where(GamePhase.game_id == game.id)).one()
         assert game.deadline_at == row.deadline_at == back
+        # Every player is told the deadline moved, without being told whose absence moved it.
+        told = s.scalars(select(OutboundMail).where(OutboundMail.kind == "deadline")).all()
+        players = s.scalars(select(Player).where(Player.game_id == game.id, Player.left_at.is_(None))).all()
+        assert sorted(m.to_addr for m in told) == sorted(p.email for p in players)
+        assert all("France" not in m.body_text and "moved to" in m.body_text for m in told)
 
     # A new absence replaces the old; NONE clears it; the deadline stays where players were told.
     ack = judge.say("France", f"SET ABSENCE {first} {first}")

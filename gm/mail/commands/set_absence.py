@@ -9,7 +9,8 @@ from datetime import date, datetime, timedelta
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import move_deadline
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text
+from gm.games import masters
+from gm.mail.game_mail import deadline_text, queue_deadline_moved
 from gm.store.models import AuditEntry, GameStatus, utcnow
 
 NAME = "SET ABSENCE"
@@ -71,6 +72,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         moved = move_deadline(ctx.session, game, now)
         if moved is not None and phase is not None:
             said += f"; the deadline of {phase.row.label} moved to {deadline_text(moved, rules.timezone)}"
+            queue_deadline_moved(ctx.session, game, why="A player announced an absence (SET ABSENCE).",
+                                 gm_address=ctx.gm_address, gm_addresses=masters(game), now=now)
         elif game.deadline_at is not None:
             said += f"; the deadline stays {deadline_text(game.deadline_at, rules.timezone)}"
     ctx.accept(line, said)
