@@ -114,6 +114,11 @@ class Rules:
         return state
 
     # --- game master ----------------------------------------------------------------------------
+    def permanent_civil_disorder(self, variant: Variant, state: GameState, power: str) -> bool:
+        """True when the rules have put `power` out of the game for good (its player can never
+        come back). Standard Diplomacy has no such rule."""
+        return False
+
     def declare_civil_disorder(self, variant: Variant, state: GameState, power: str) -> GameState:
         """The GM declares `power` in permanent civil disorder. Standard Diplomacy has no such
         rule: the power's units simply receive no orders."""

@@ -279,6 +279,16 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     adjudication = adjudicate(variant, state, orders)
     report = build_report(variant, state, adjudication, game=game.name, label=row.label, late=late, skipped=skipped)
     after = adjudication.state
+    # A player in civil disorder who orders again is back, where the variant's rules allow it.
+    ordering = {o.power for o in orders}
+    for power, player in sorted(players.items()):
+        if player.civil_disorder and power in ordering and \
+                not variant.rules.permanent_civil_disorder(variant, state, power):
+            player.civil_disorder = False
+            player.late_streak = 0
+            report["returned"].append(power)
+            session.add(AuditEntry(game_id=game.id, actor="system", action="back from civil disorder",
+                                   detail={"power": power}))
     for power in _awaitable(variant, state, players):
         player = players[power]
         player.late_streak = player.late_streak + 1 if power in late else 0

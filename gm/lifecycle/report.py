@@ -81,7 +81,8 @@ def build_report(
         "centre_changes": changes,
         "adjustments": adjustment_counts(variant, after) if nxt.kind is PhaseKind.ADJUSTMENT else {},
         "late": sorted(late),
-        "civil_disorder": [],
+        "civil_disorder": [],  # powers put in civil disorder after this phase
+        "returned": [],  # powers whose player came back from civil disorder by ordering
         "next": None,  # filled in by the caller once the next deadline is known
         "winner": adjudication.winner,
         "ended": None,

@@ -168,6 +168,7 @@ def _section(game: Game, variant: Variant, report: dict[str, Any], viewer: str |
         ],
         "late": seen.get("late", []),
         "civil_disorder": seen.get("civil_disorder", []),
+        "returned": seen.get("returned", []),
         "next": {"phase": nxt["phase"], "deadline": deadline_text(nxt["deadline"], zone)} if nxt else None,
         "ended": seen.get("ended"),
         "winner": seen.get("winner"),

@@ -377,6 +377,9 @@ class VariantRules(Rules):
         return leaders[0] if best >= variant.victory_centres and len(leaders) == 1 else None
 
     # --- civil disorder -------------------------------------------------------------------------
+    def permanent_civil_disorder(self, variant: Variant, state: GameState, power: str) -> bool:
+        return power in self.in_civil_disorder(state)  # section VII: never played again
+
     def declare_civil_disorder(self, variant: Variant, state: GameState, power: str) -> GameState:
         """Section VII: the power's units are disbanded; its empty centres become independent
         minor powers with a unit each; centres other powers occupy follow when they are left."""

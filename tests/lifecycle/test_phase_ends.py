@@ -153,7 +153,15 @@ def test_a_power_late_too_often_falls_into_civil_disorder_and_is_awaited_no_more
         while label(s, game) != "Spring 1902, Movement":
             phases.check(s, game, game.deadline_at)
         order(s, game, "England", *[f"{u} H" for u in ("F LON", "F EDI", "A LVP")])
-        assert phases.check(s, game, game.deadline_at - timedelta(hours=1)).ended
+        (ended,) = phases.check(s, game, game.deadline_at - timedelta(hours=1)).ended
+        assert ended.report["returned"] == []
+        # France's player orders again: France is back, and awaited again.
+        order(s, game, "France", "A PAR H")
+        (ended,) = phases.check(s, game, game.deadline_at).ended
+        assert ended.report["returned"] == ["France"] and ended.report["late"] == ["England"]
+        assert not france.civil_disorder and france.late_streak == 0
+        order(s, game, "England", *[f"{u} H" for u in ("F LON", "F EDI", "A LVP")])
+        assert phases.check(s, game, game.deadline_at - timedelta(hours=1)).ended == []  # France is awaited
 
 
 def test_ambition_civil_disorder_disbands_the_powers_units(session_factory: sessionmaker[Session]) -> None:
@@ -169,6 +177,12 @@ def test_ambition_civil_disorder_disbands_the_powers_units(session_factory: sess
         assert ended.report["late"] == ["Spain"] and ended.report["civil_disorder"] == ["Spain"]
         after = current_phase(s, game)
         assert after is not None and after.state.units_of("Spain") == []
+        # Permanent in this variant: an order from Spain's player (for no unit) does not bring it back.
+        order(s, game, "Austria", *[f"{u} H" for u in after.state.units_of("Austria")])
+        spain = s.scalars(select(Player).where(Player.power == "Spain")).one()
+        assert spain.civil_disorder
+        assert variant.rules.permanent_civil_disorder(variant, after.state, "Spain")
+        assert not variant.rules.permanent_civil_disorder(variant, after.state, "France")
 
 
 def test_a_retreat_phase_nobody_has_to_decide_is_resolved_at_once(session_factory: sessionmaker[Session]) -> None:
