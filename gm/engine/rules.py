@@ -84,7 +84,12 @@ class Rules:
 
     def winter_pending(self, variant: Variant, state: GameState) -> bool:
         """True when a power has something to declare in the winter (a winter phase is held)."""
-        return False
+        return bool(self.winter_choices(variant, state))
+
+    def winter_choices(self, variant: Variant, state: GameState) -> dict[str, str]:
+        """Power -> what it has to declare this winter, besides builds and removals, in words for
+        a reminder ('a HOME declaration: Courland or Livonia'). Without one the rules choose."""
+        return {}
 
     # --- adjustments ----------------------------------------------------------------------------
     def build_sites(self, variant: Variant, state: GameState, power: str, built: Sequence[str] = ()) -> set[str]:

@@ -28,7 +28,8 @@ from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord
 
 log = logging.getLogger(__name__)
 
-MAX_PHASES_AT_ONCE = 8  # phases resolved in one go (a retreat and a winter with nothing to decide)
+MAX_PHASES_AT_ONCE = 8
+DECLARATION = "HOME "  # how a stored declaration (str of gm.engine.orders.DeclareHome) begins  # phases resolved in one go (a retreat and a winter with nothing to decide)
 
 
 @dataclass
@@ -67,6 +68,8 @@ def owed(variant: Variant, state: GameState) -> dict[str, int]:
                 out[d.unit.power] = out.get(d.unit.power, 0) + 1
     else:
         out = {p: abs(n) for p, n in adjustment_counts(variant, state).items()}
+        for power in rules.winter_choices(variant, state):  # a HOME declaration, say
+            out[power] = out.get(power, 0) + 1
     return out
 
 
@@ -75,10 +78,13 @@ def missing(variant: Variant, state: GameState, power: str, on_file: list[tuple[
     in winter. `on_file` holds (unit, canonical) of its current orders."""
     if state.phase.kind is PhaseKind.ADJUSTMENT:
         due = adjustment_counts(variant, state).get(power, 0)
-        left = abs(due) - len(on_file)
-        if left <= 0:
-            return []
-        return [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"]
+        declared = sum(1 for _, canonical in on_file if canonical.startswith(DECLARATION))
+        left = abs(due) - (len(on_file) - declared)
+        out = [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"] if left > 0 else []
+        choice = variant.rules.winter_choices(variant, state).get(power)
+        if choice and not declared:
+            out.append(choice)
+        return out
     ordered = {unit for unit, _ in on_file}
     if state.phase.kind is PhaseKind.RETREAT:
         units = [d.unit for d in state.dislodged.values() if d.unit.power == power and d.retreats]

@@ -279,8 +279,11 @@ class VariantRules(Rules):
                 homes[power] = homes[power] | {others[0]}
         return state.with_(home_centres=homes)
 
-    def winter_pending(self, variant: Variant, state: GameState) -> bool:
-        return bool(state.extra.get(HOME_CHOICE))
+    def winter_choices(self, variant: Variant, state: GameState) -> dict[str, str]:
+        choices: dict[str, Sequence[str]] = state.extra.get(HOME_CHOICE, {})  # type: ignore[assignment]
+        name = variant.map.name
+        return {p: "a HOME declaration: " + " or ".join(name(c) for c in sorted(centres))
+                for p, centres in choices.items()}
 
     def winter_units(self, variant: Variant, state: GameState) -> list[Unit]:
         """Minor powers whose centre is empty and still theirs get their unit back."""

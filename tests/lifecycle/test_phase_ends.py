@@ -242,3 +242,28 @@ def test_secret_allocations_are_kept_apart_from_the_public_orders(session_factor
         assert not any(e["order"].startswith("DP") for e in report["orders"])
         assert phases.history(s, game)[0].results_json["secret"] == report["secret"]  # type: ignore[index]
         assert isinstance(s.get(GamePhase, ended.row.id), GamePhase)
+
+
+def test_a_home_declaration_the_rules_ask_for_is_awaited_and_reminded(session_factory: sessionmaker[Session]) -> None:
+    """Ambition & Empire: a power that took two centres together declares which becomes its third
+    home in the winter; the phase waits for it as for a build, and the reminder names the choice."""
+    from gm.randomgame import play_random_game
+
+    variant = load_variant("ambition")
+    winter = next(state for state, _, _ in play_random_game(variant, 3, 1)
+                  if state.phase.kind is PhaseKind.ADJUSTMENT)
+    assert winter.extra["home_choice"] == {"Poland-Saxony": ("HEW", "KEV")}
+    with transaction(session_factory) as s:
+        game = new_game(s, "ambition", powers=["Poland-Saxony"])
+        current = current_phase(s, game)
+        assert current is not None
+        current.row.state_json = state_to_json(winter)
+        current.row.label = variant.phase_label(winter.phase)
+        s.flush()
+        owes = phases.owed(variant, winter)["Poland-Saxony"]
+        assert variant.rules.winter_choices(variant, winter) == {"Poland-Saxony": "a HOME declaration: Hesse-Westphalia or Kiev"}
+        progress = phases.check(s, game, game.deadline_at - timedelta(hours=1))  # the reminder's time
+        assert progress.reminders["Poland-Saxony"][-1] == "a HOME declaration: Hesse-Westphalia or Kiev"
+        order(s, game, "Poland-Saxony", "HOME Kiev")
+        left = phases.missing(variant, winter, "Poland-Saxony", [("KEV", "HOME KEV")])
+        assert "a HOME declaration: Hesse-Westphalia or Kiev" not in left and len(left) == (owes > 1)
