@@ -150,7 +150,7 @@ SPLIT = {
     "queue_progress": (game_mail, "queue_progress"),
     "  active_players": (game_mail, "active_players"),
     "  position": (game_mail, "position"),
-    "  _results_values": (game_mail, "_results_values"),
+    "  _Results": (game_mail, "_Results"),
     "  render": (game_mail, "render"),
     "  _insert": (game_mail, "_insert"),
 }

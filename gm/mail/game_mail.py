@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from markupsafe import Markup, escape
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
@@ -125,37 +126,34 @@ def _owners(variant: Variant, before: GameState, report: dict[str, Any]) -> dict
     return {p: sorted(names) for p, names in out.items()}
 
 
-def _section(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, gm: bool,
-             before: GameState | None, map_cid: str | None) -> dict[str, Any]:
-    """What the templates show of one report to one reader; what the reader may not see is not
-    in it at all."""
+def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None,
+             map_cid: str | None) -> dict[str, Any]:
+    """What the templates show of one report to every reader: the public results. Each reader's
+    own secret allocations go in its `secret_block` slot (see _Results)."""
     zone = rules_of(game.options).timezone
-    seen = report if gm else public_view(report, viewer)
     by_power: dict[str, list[dict[str, Any]]] = {}
-    for e in seen.get("orders", []):
+    for e in report.get("orders", []):
         by_power.setdefault(e["power"], []).append(_entry(e))
     great = [p for p in variant.great_powers if p in by_power] + sorted(
         p for p in by_power if p not in variant.great_powers and not _is_minor(variant, p))
     minor = sorted(p for p in by_power if _is_minor(variant, p))
-    secret = [_entry(e) for e in seen.get("secret", [])]
     owners = _owners(variant, before, report) if before is not None else {}
-    centres = seen.get("centres", {})
-    nxt = seen.get("next")
-    adjustments = seen.get("adjustments") or {}
+    centres = report.get("centres", {})
+    nxt = report.get("next")
+    adjustments = report.get("adjustments") or {}
     return {
-        "phase": seen["phase"],
-        "skipped": bool(seen.get("skipped")),
+        "phase": report["phase"],
+        "skipped": bool(report.get("skipped")),
         "orders": [(p, by_power[p]) for p in great],
         "minor_orders": [(p, by_power[p]) for p in minor],
-        "secret": sorted(secret, key=lambda e: (e["power"], e["order"])),
         "dislodged": [
             {"power": d["power"], "unit": d["unit"], "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
-            for d in seen.get("dislodged", [])
+            for d in report.get("dislodged", [])
         ],
-        "disbanded": seen.get("disbanded", []),
+        "disbanded": report.get("disbanded", []),
         "changes": [
             {"name": c.get("name") or variant.map.name(c["centre"]), "from": c["from"], "to": c["to"]}
-            for c in seen.get("centre_changes", [])
+            for c in report.get("centre_changes", [])
         ],
         "centres": [
             {"power": p, "count": centres[p], "owned": owners.get(p, [])}
@@ -166,28 +164,58 @@ def _section(game: Game, variant: Variant, report: dict[str, Any], viewer: str |
             {"power": p, "owed": _count(n, "build") if n > 0 else _count(-n, "removal")}
             for p, n in sorted(adjustments.items()) if n
         ],
-        "late": seen.get("late", []),
-        "civil_disorder": seen.get("civil_disorder", []),
-        "returned": seen.get("returned", []),
+        "late": report.get("late", []),
+        "civil_disorder": report.get("civil_disorder", []),
+        "returned": report.get("returned", []),
         "next": {"phase": nxt["phase"], "deadline": deadline_text(nxt["deadline"], zone)} if nxt else None,
-        "ended": seen.get("ended"),
-        "winner": seen.get("winner"),
+        "ended": report.get("ended"),
+        "winner": report.get("winner"),
         "map_cid": map_cid,
     }
 
 
-def _results_values(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], viewer: str | None, gm: bool,
-                    befores: Sequence[GameState | None], map_cids: Sequence[str | None]) -> dict[str, Any]:
-    return {
-        "marker": ACK_MARKER,
-        "game": game.name,
-        "variant": variant.title,
-        "viewer": viewer,
-        "gm": gm,
-        "sections": [_section(game, variant, r, viewer, gm, b, c) for r, b, c in zip(reports, befores, map_cids)],
-        "has_map": any(map_cids),
-        "house_rules": rules_of(game.options).summary(),
-    }
+_READER = "\x00reader\x00"  # slots in the shared render; no report can hold a NUL
+
+
+def _secret_slot(i: int) -> str:
+    return f"\x00secret {i}\x00"
+
+
+class _Results:
+    """The results of the phases ended in one go, rendered once for every reader: the text and
+    the HTML of the public results, with slots for the reader's name and own secret allocations
+    (a player's, or every one for the GM), filled per reader. Rendering the whole mail for each
+    of ten readers would cost ten times as much, and nine tenths of it would be the same."""
+
+    def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
+                 befores: Sequence[GameState | None], map_cids: Sequence[str | None]) -> None:
+        self.reports = reports
+        sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
+        values: dict[str, Any] = {"marker": ACK_MARKER, "game": game.name, "variant": variant.title,
+                                  "has_map": any(map_cids), "house_rules": rules_of(game.options).summary()}
+        self.text = render("results.txt.j2", "en", reader=_READER, **values,
+                           sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
+        self.html = render("results.html.j2", "en", reader=Markup(_READER), **values,
+                           sections=[{**s, "secret_block": Markup(_secret_slot(i))} for i, s in enumerate(sections)])
+
+    def for_reader(self, viewer: str | None, gm: bool) -> tuple[str, str]:
+        """(text, HTML) as `viewer` (a power; None: nobody's) or, with `gm`, the GM reads them."""
+        text, html = self.text, self.html
+        if gm:
+            text, html = text.replace(_READER, ", GM copy"), html.replace(_READER, ", <strong>GM copy</strong>")
+        else:
+            name = f", for {viewer}" if viewer else ""
+            text, html = text.replace(_READER, name), html.replace(_READER, str(escape(name)))
+        for i, report in enumerate(self.reports):
+            seen = report.get("secret", []) if gm else public_view(report, viewer)["secret"]
+            secret = sorted((_entry(e) for e in seen), key=lambda e: (e["power"], e["order"]))
+            slot = _secret_slot(i)
+            if secret:
+                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=gm))
+                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=gm))
+            else:
+                text, html = text.replace(slot, ""), html.replace(slot, "")
+        return text, html
 
 
 def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
@@ -195,15 +223,13 @@ def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: s
     """The plain text of one phase's results as `viewer` (a power; None: no power) reads them, or
     with `gm` as the GM does (every secret allocation too). With `before`, the position the phase
     was played from, every power's centres are named, not only counted."""
-    return render("results.txt.j2", "en",
-                   **_results_values(game, variant, [report], viewer, gm, [before], [map_cid]))
+    return _Results(game, variant, [report], [before], [map_cid]).for_reader(viewer, gm)[0]
 
 
 def results_html(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
                  before: GameState | None = None, map_cid: str | None = None) -> str:
     """The HTML of what results_text says; `map_cid` (a Content-ID) shows the map inline."""
-    return render("results.html.j2", "en",
-                   **_results_values(game, variant, [report], viewer, gm, [before], [map_cid]))
+    return _Results(game, variant, [report], [before], [map_cid]).for_reader(viewer, gm)[1]
 
 
 # --- queueing ------------------------------------------------------------------------------------
@@ -270,25 +296,14 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         subject = results_subject(game, reports)
         readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
         readers += [(address, None, True) for address in gm_addresses]
-        rendered: dict[tuple[Any, ...], tuple[str, str]] = {}
+        results = _Results(game, variant, reports, befores, cids)
         for to, viewer, gm in readers:
-            # A reader with no secrets of their own gets the observers' copy, rendered once.
-            shown = viewer if gm or _mentions(reports, viewer) else None
-            key = (gm, shown)
-            if key not in rendered:
-                values = _results_values(game, variant, reports, shown, gm, befores, cids)
-                rendered[key] = (render("results.txt.j2", "en", **values), render("results.html.j2", "en", **values))
-            text, html = rendered[key]
+            text, html = results.for_reader(viewer, gm)
             rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "results", now,
                              text, html, attachments or None))
     if progress.reminders:
         rows += _reminders(session, game, progress.reminders, players, thread, domain, now)
     return _insert(session, rows)
-
-
-def _mentions(reports: Sequence[dict[str, Any]], viewer: str | None) -> bool:
-    """Whether a reader's copy of these results differs from an observer's: it has secrets."""
-    return viewer is not None and any(e["power"] == viewer for r in reports for e in r.get("secret", []))
 
 
 def _reminders(session: Session, game: Game, owing: dict[str, list[str]], players: list[Player], thread: str,
