@@ -20,7 +20,7 @@ from gm.games import create_game
 from gm.lifecycle import phases
 from gm.lifecycle.report import build_report
 from gm.mail import game_mail
-from gm.mail.message import ACK_MARKER
+from gm.mail.message import ACK_MARKER, command_lines, read_message
 from gm.mail.outbox import Outgoing, build_message
 from gm.mail.reply import render
 from gm.randomgame import play_random_game
@@ -460,3 +460,42 @@ def test_thread_id_is_made_once() -> None:
     first = game_mail.thread_id(game, GM)
     assert first == "<game.ae1.7@example.org>"
     assert game_mail.thread_id(game, "other@elsewhere.example") == first
+
+
+# --- replies to game mail --------------------------------------------------------------------
+
+
+def _reply(text: str, markup: str | None = None) -> list[str]:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "austria@example.org", GM, "Re: [ae1] Spring 1763 results"
+    msg.set_content(text)
+    if markup is not None:
+        msg.add_alternative(markup, subtype="html")
+    return command_lines(read_message(msg.as_bytes()).text)
+
+
+def test_a_reply_to_the_results_reads_only_what_the_player_wrote() -> None:
+    """Results mail is full of lines that look like orders ('A VIE - BOH  succeeds'): however the
+    mail program quotes it in a reply, with marks, under an attribution without marks, below an
+    Outlook header block, pasted bare, or as HTML, only the player's new lines are read."""
+    variant = load_variant("ambition")
+    report = next(r for r in ambition_reports() if r["secret"])
+    text = game_mail.results_text(in_memory_game(), variant, report, "Austria")
+    markup = game_mail.results_html(in_memory_game(), variant, report, "Austria")
+    mine = ["SIGNON Austria ae1 secret", "A VIE - BOH"]
+    new = "\n".join(mine) + "\n"
+    quoted = "\n".join("> " + line for line in text.splitlines())
+    on = "On Wed, Nov 25, 2026 at 10:00 AM gm <gm@example.org> wrote:\n"
+    outlook = "________________________________\nFrom: gm <gm@example.org>\nSent: Wednesday, November 25, 2026 10:00\n" \
+              "To: austria@example.org\nSubject: [ae1] Spring 1763 results\n\n"
+    for body in (new + "\n" + on + quoted, new + "\n" + on + text, new + "\n" + outlook + text, new + "\n" + text,
+                 quoted + "\n\n" + new):
+        assert _reply(body) == mine, body[:200]
+    gmail = (f'<div dir="ltr">{"<br>".join(mine)}</div><br><div class="gmail_quote"><div class="gmail_attr">'
+             f'{html.escape(on)}</div><blockquote class="gmail_quote">{markup}</blockquote></div>')
+    assert _reply(new + "\n" + on + quoted, gmail) == mine
+    apple = f'<html><body>{"<br>".join(mine)}<br><blockquote type="cite">{markup}</blockquote></body></html>'
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "austria@example.org", GM, "Re"
+    msg.set_content(apple, subtype="html")
+    assert command_lines(read_message(msg.as_bytes()).text) == mine
