@@ -93,17 +93,18 @@ def missing(variant: Variant, state: GameState, power: str, on_file: list[tuple[
     return sorted(str(u) for u in units if u.province not in ordered)
 
 
-def _on_file(session: Session, phase: GamePhase, until: datetime | None = None) -> dict[str, list[Any]]:
-    """Current orders of the phase by power: rows of (unit, canonical, received_at); with `until`,
-    only those received by then."""
+def _on_file(session: Session, phase: GamePhase, until: datetime | None = None) -> dict[str, list[tuple[str, str]]]:
+    """(unit, canonical) of each power's orders for the phase: those on file now, or with `until`
+    those it had on file at that moment (an order replaced or withdrawn since still counts)."""
     t = OrderRecord.__table__
-    query = select(t.c.power, t.c.unit, t.c.canonical, t.c.received_at).where(
-        t.c.phase_id == phase.id, t.c.current.is_(True)).order_by(t.c.id)
-    if until is not None:
-        query = query.where(t.c.received_at <= until)
-    out: dict[str, list[Any]] = {}
-    for power, unit, canonical, _ in session.execute(query):
-        out.setdefault(power, []).append((unit, canonical))
+    query = select(t.c.power, t.c.unit, t.c.canonical).where(t.c.phase_id == phase.id).order_by(t.c.id)
+    query = query.where(t.c.current.is_(True)) if until is None else query.where(t.c.received_at <= until)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for power, unit, canonical in session.execute(query):
+        orders = out.setdefault(power, [])
+        if until is not None and unit:
+            orders[:] = [o for o in orders if o[0] != unit]  # a later order for the unit replaced it
+        orders.append((unit, canonical))
     return out
 
 

@@ -267,3 +267,19 @@ def test_a_home_declaration_the_rules_ask_for_is_awaited_and_reminded(session_fa
         order(s, game, "Poland-Saxony", "HOME Kiev")
         left = phases.missing(variant, winter, "Poland-Saxony", [("KEV", "HOME KEV")])
         assert "a HOME declaration: Hesse-Westphalia or Kiev" not in left and len(left) == (owes > 1)
+
+
+def test_orders_complete_at_the_deadline_and_changed_in_grace_are_not_late(session_factory: sessionmaker[Session]) -> None:
+    with transaction(session_factory) as s:
+        game = new_game(s, powers=["France", "England"], grace="6h", movement="1d")
+        deadline = game.deadline_at
+        order(s, game, "France", "A PAR H", "A MAR H", "F BRE H", at=deadline - timedelta(hours=1))
+        assert phases.check(s, game, deadline).ended == []  # England is missing: grace runs
+        # France changes its mind during grace: its earlier order is replaced, as ingest does it.
+        old = s.scalars(select(OrderRecord).where(OrderRecord.power == "France", OrderRecord.unit == "PAR")).one()
+        old.current = False
+        order(s, game, "France", "A PAR - BUR", at=deadline + timedelta(hours=1))
+        order(s, game, "England", "F LON H", "F EDI H", "A LVP H", at=deadline + timedelta(hours=2))
+        (ended,) = phases.check(s, game, deadline + timedelta(hours=2)).ended
+        assert ended.report["late"] == ["England"]  # France had every order in by the deadline
+        assert {"power": "France", "order": "A PAR - BUR", "result": "succeeds", "reason": ""} in ended.report["orders"]
