@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import pstats
 import random
 import re
@@ -29,7 +28,6 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -63,19 +61,11 @@ from gm.store.models import (
     SecretAllocation,
 )
 from gm.variants import load_variant
+from suite import load
 
 VARIANT = "ambition"
 GM_ADDRESS = "gm@example.org"
 TARGET_GAMES, TARGET_SECONDS = 1000, 30.0
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def _email(power: str) -> str:
@@ -236,7 +226,7 @@ def run_one(db: str, every: list[list[Order]], profile: cProfile.Profile | None)
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gmbench", dir="/tmp")))
             url = f"sqlite:///{work}/gm.sqlite3"
         else:
-            dbtests = _load("gm_test_databases", ROOT / "tests" / "conftest.py")
+            dbtests = load("gm_test_databases", "tests/conftest.py")
             url = stack.enter_context(dbtests.postgres_server(dbtests._pg_bin()))
         now = datetime.now(UTC).replace(microsecond=0)
         opened = now - timedelta(days=3)  # past the 48 h movement deadline

@@ -12,7 +12,6 @@ It uses the test suite's real servers (tests/conftest.py, tests/mail/conftest.py
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import signal
 import smtplib
 import statistics
@@ -25,7 +24,6 @@ from contextlib import ExitStack
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
-from types import ModuleType
 
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
@@ -33,25 +31,16 @@ from sqlalchemy.orm import Session
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gm.games import create_game
+from gm.games import create_game  # noqa: E402
 from gm.lifecycle.phases import start as start_game  # noqa: E402
-from gm.store.models import utcnow  # noqa: E402
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade  # noqa: E402
-from gm.store.models import InboundMail, OutboundMail, Player  # noqa: E402
+from gm.store.models import InboundMail, OutboundMail, Player, utcnow  # noqa: E402
 from gm.store.passwords import hash_password  # noqa: E402
+from suite import load  # noqa: E402
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-dbtests = _load("gm_test_databases", ROOT / "tests" / "conftest.py")
-mailtests = _load("gm_test_mail", ROOT / "tests" / "mail" / "conftest.py")
+dbtests = load("gm_test_databases", "tests/conftest.py")
+mailtests = load("gm_test_mail", "tests/mail/conftest.py")
 DOMAIN, GM, PASSWORD = mailtests.DOMAIN, mailtests.GM, mailtests.PASSWORD
 SENDERS = 8  # SMTP connections the burst is sent over
 GAMES = 10  # standard games, every power taken: 70 players, each sending a share of the burst

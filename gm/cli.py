@@ -14,6 +14,10 @@ from gm import __version__
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from sqlalchemy.orm import Session
+
+    from gm.store.models import Game
+
     from gm.settings import Settings
 
 
@@ -140,23 +144,19 @@ def _game_new(args: argparse.Namespace) -> int:
 
 
 def _game_start(args: argparse.Namespace) -> int:
-    from gm.games import GameError, find_game, game_name, masters
+    from gm.games import masters
     from gm.lifecycle.phases import start
     from gm.mail.game_mail import queue_start
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.store.models import GameStatus, utcnow
 
     settings = _load_settings(args)
-    try:
-        game_name(args.name)
-    except GameError as e:
-        print(f"gm game start: {e}", file=sys.stderr)
+    if not _valid_name(args.name, "start"):
         return 2
     upgrade(settings.db_url)
     with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-        game = find_game(session, args.name)
+        game = _named_game(session, args.name, "start")
         if game is None:
-            print(f"gm game start: there is no game called {args.name.strip().lower()}: gm game list shows them", file=sys.stderr)
             return 2
         if game.status != GameStatus.FORMING:
             print(f"gm game start: {game.name} is {game.status}, not forming", file=sys.stderr)
@@ -198,7 +198,7 @@ def _game_list(args: argparse.Namespace) -> int:
 def _game_show(args: argparse.Namespace) -> int:
     from zoneinfo import ZoneInfo
 
-    from gm.games import GameError, active_players, current_phase, find_game, game_name, orders_due, variant_of
+    from gm.games import active_players, current_phase, orders_due, variant_of
     from gm.lifecycle.house_rules import rules_of
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 
@@ -208,16 +208,12 @@ def _game_show(args: argparse.Namespace) -> int:
     def when(moment: datetime) -> str:
         return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
-    try:
-        game_name(args.name)
-    except GameError as e:
-        print(f"gm game show: {e}", file=sys.stderr)
+    if not _valid_name(args.name, "show"):
         return 2
     upgrade(settings.db_url)
     with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-        game = find_game(session, args.name)
+        game = _named_game(session, args.name, "show")
         if game is None:
-            print(f"gm game show: there is no game called {args.name.strip().lower()}: gm game list shows them", file=sys.stderr)
             return 2
         variant = variant_of(game)
         phase = current_phase(session, game)
@@ -252,6 +248,28 @@ def _game_show(args: argparse.Namespace) -> int:
         for line in _columns(powers):
             print(line)
     return 0
+
+
+def _valid_name(name: str, command: str) -> bool:
+    """Whether `name` can name a game; if not, `gm game COMMAND` says why (before any database work)."""
+    from gm.games import GameError, game_name
+
+    try:
+        game_name(name)
+    except GameError as e:
+        print(f"gm game {command}: {e}", file=sys.stderr)
+        return False
+    return True
+
+
+def _named_game(session: Session, name: str, command: str) -> Game | None:
+    """The game called `name`; if there is none, `gm game COMMAND` says so."""
+    from gm.games import find_game
+
+    game = find_game(session, name)
+    if game is None:
+        print(f"gm game {command}: there is no game called {name.strip().lower()}: gm game list shows them", file=sys.stderr)
+    return game
 
 
 def _columns(rows: list[list[str]]) -> list[str]:

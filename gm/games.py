@@ -65,12 +65,15 @@ def create_game(session: Session, name: str, variant: str, actor: str = "system"
     return game
 
 
-def find_game(session: Session, name: str) -> Game | None:
+def find_game(session: Session, name: str, *, share_lock: bool = False) -> Game | None:
+    """The game called `name`; with `share_lock`, its row locked FOR SHARE to the end of the
+    transaction (see gm.mail.commands.Lookups)."""
     try:
         name = game_name(name)
     except GameError:
         return None  # no game can have such a name
-    return session.scalar(select(Game).where(Game.name == name))
+    query = select(Game).where(Game.name == name)
+    return session.scalar(query.with_for_update(read=True) if share_lock else query)
 
 
 def variant_of(game: Game) -> Variant:

@@ -12,9 +12,8 @@ from sqlalchemy import select
 
 from gm.games import GAME_NAME_MAX, find_game
 from gm.lifecycle.phases import start as start_game
-from gm.store.models import utcnow
 from gm.store.db import make_engine, make_session_factory, transaction
-from gm.store.models import Game, OrderRecord, OutboundMail, Player
+from gm.store.models import Game, OrderRecord, OutboundMail, Player, utcnow
 
 
 def gm(*args: str, db: Path | None = None, url: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -6,6 +6,7 @@ of the same row, so no order lands on a phase that is being or has been adjudica
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,7 +20,7 @@ from gm.engine.model import GameState, PhaseKind
 from gm.engine.orders import Order
 from gm.engine.parse import parse_order
 from gm.engine.variant import Variant
-from gm.games import CurrentPhase, current_phase, variant_of
+from gm.games import CurrentPhase, OnFile, active_players, add_on_file, current_phase, on_file_by_power, variant_of
 from gm.lifecycle.deadlines import Absence, deadline_for, fit
 from gm.lifecycle.house_rules import HouseRules, rules_of
 from gm.lifecycle.report import build_report
@@ -28,8 +29,8 @@ from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord
 
 log = logging.getLogger(__name__)
 
-MAX_PHASES_AT_ONCE = 8
-DECLARATION = "HOME "  # how a stored declaration (str of gm.engine.orders.DeclareHome) begins  # phases resolved in one go (a retreat and a winter with nothing to decide)
+MAX_PHASES_AT_ONCE = 8  # phases resolved in one go (a retreat and a winter with nothing to decide)
+DECLARATION = "HOME "  # how a stored declaration (str of gm.engine.orders.DeclareHome) begins
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Progress:
 
     ended: list[PhaseEnd] = field(default_factory=list)  # phases adjudicated, in order
     reminders: dict[str, list[str]] = field(default_factory=dict)  # power -> what it still owes
+    players: dict[str, Player] = field(default_factory=dict)  # power -> who plays it: who is told
 
 
 # --- who owes what ----------------------------------------------------------------------------
@@ -73,19 +75,19 @@ def owed(variant: Variant, state: GameState) -> dict[str, int]:
     return out
 
 
-def missing(variant: Variant, state: GameState, power: str, on_file: list[tuple[str, str]]) -> list[str]:
-    """What `power` still owes: its units without orders ('A PAR'), or '2 builds' / '1 removal'
-    in winter. `on_file` holds (unit, canonical) of its current orders."""
+def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[OnFile]) -> list[str]:
+    """What `power` still owes, given its orders on file: its units without orders ('A PAR'), or
+    '2 builds' / '1 removal' and a declaration the rules ask for in winter."""
     if state.phase.kind is PhaseKind.ADJUSTMENT:
         due = adjustment_counts(variant, state).get(power, 0)
-        declared = sum(1 for _, canonical in on_file if canonical.startswith(DECLARATION))
+        declared = sum(1 for o in on_file if o.canonical.startswith(DECLARATION))
         left = abs(due) - (len(on_file) - declared)
         out = [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"] if left > 0 else []
         choice = variant.rules.winter_choices(variant, state).get(power)
         if choice and not declared:
             out.append(choice)
         return out
-    ordered = {unit for unit, _ in on_file}
+    ordered = {o.unit for o in on_file}
     if state.phase.kind is PhaseKind.RETREAT:
         units = [d.unit for d in state.dislodged.values() if d.unit.power == power and d.retreats]
     else:
@@ -93,18 +95,14 @@ def missing(variant: Variant, state: GameState, power: str, on_file: list[tuple[
     return sorted(str(u) for u in units if u.province not in ordered)
 
 
-def _on_file(session: Session, phase: GamePhase, until: datetime | None = None) -> dict[str, list[tuple[str, str]]]:
-    """(unit, canonical) of each power's orders for the phase: those on file now, or with `until`
-    those it had on file at that moment (an order replaced or withdrawn since still counts)."""
+def _on_file_at(session: Session, phase: GamePhase, moment: datetime) -> dict[str, list[OnFile]]:
+    """Each power's orders for the phase as they stood at `moment`: an order replaced or
+    withdrawn since still counts."""
     t = OrderRecord.__table__
-    query = select(t.c.power, t.c.unit, t.c.canonical).where(t.c.phase_id == phase.id).order_by(t.c.id)
-    query = query.where(t.c.current.is_(True)) if until is None else query.where(t.c.received_at <= until)
-    out: dict[str, list[tuple[str, str]]] = {}
-    for power, unit, canonical in session.execute(query):
-        orders = out.setdefault(power, [])
-        if until is not None and unit:
-            orders[:] = [o for o in orders if o[0] != unit]  # a later order for the unit replaced it
-        orders.append((unit, canonical))
+    query = select(t.c.power, t.c.unit, t.c.canonical).where(t.c.phase_id == phase.id, t.c.received_at <= moment)
+    out: dict[str, list[OnFile]] = {}
+    for power, unit, canonical in session.execute(query.order_by(t.c.id)):
+        add_on_file(out.setdefault(power, []), OnFile(unit, canonical, 0))
     return out
 
 
@@ -113,7 +111,7 @@ def awaited(session: Session, game: Game, variant: Variant, current: CurrentPhas
     """Powers whose player has to order this phase and has not yet given all: power -> what it
     owes. Powers in civil disorder, and those no one plays, are not awaited."""
     state = current.state
-    on_file = _on_file(session, current.row)
+    on_file = on_file_by_power(session, OrderRecord, current.row)
     out = {}
     for power in owed(variant, state):
         player = players.get(power)
@@ -126,8 +124,7 @@ def awaited(session: Session, game: Game, variant: Variant, current: CurrentPhas
 
 
 def players_by_power(session: Session, game: Game) -> dict[str, Player]:
-    rows = session.scalars(select(Player).where(Player.game_id == game.id, Player.left_at.is_(None)))
-    return {p.power: p for p in rows if p.power is not None}
+    return {p.power: p for p in active_players(session, game) if p.power is not None}
 
 
 # --- opening a phase --------------------------------------------------------------------------
@@ -208,7 +205,7 @@ def check(session: Session, game: Game, now: datetime) -> Progress:
         return progress
     variant = variant_of(game)
     rules = rules_of(game.options)
-    players = players_by_power(session, game)
+    players = progress.players = players_by_power(session, game)
     waiting = awaited(session, game, variant, current, players)
     deadline = current.row.deadline_at or game.deadline_at or now
     anyone_waits = any(p.waiting for p in players.values())
@@ -267,20 +264,18 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     kind = state.phase.kind
     orders: list[Order] = []
     for table in (OrderRecord, SecretAllocation):
-        t = table.__table__
-        for power, canonical in session.execute(
-            select(t.c.power, t.c.canonical).where(t.c.phase_id == row.id, t.c.current.is_(True)).order_by(t.c.id)
-        ):
-            parsed = parse_order(variant, canonical, power, kind, state)
-            if parsed.order is None:  # cannot happen for what ingest stored; never stop a game for it
-                log.error("game %s, %s: stored order %r of %s no longer reads: %s", game.name, row.label, canonical,
-                          power, parsed.error)
-                continue
-            orders.append(parsed.order)
+        for power, entries in on_file_by_power(session, table, row).items():
+            for entry in entries:
+                parsed = parse_order(variant, entry.canonical, power, kind, state)
+                if parsed.order is None:  # cannot happen for what ingest stored; never stop a game for it
+                    log.error("game %s, %s: stored order %r of %s no longer reads: %s", game.name, row.label,
+                              entry.canonical, power, parsed.error)
+                    continue
+                orders.append(parsed.order)
     deadline = row.deadline_at or game.deadline_at
     late: list[str] = []
     if deadline is not None and now >= deadline and not skipped:
-        by_deadline = _on_file(session, row, until=deadline)
+        by_deadline = _on_file_at(session, row, deadline)
         late = [p for p in _awaitable(variant, state, players)
                 if missing(variant, state, p, by_deadline.get(p, []))]
     adjudication = adjudicate(variant, state, orders)

@@ -287,7 +287,7 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
     rows: list[dict[str, Any]] = []
     domain = _domain(gm_address)
     thread = thread_id(game, gm_address)
-    players = active_players(session, game)
+    players = list(progress.players.values())
     if progress.ended:
         variant = variant_of(game)
         reports = [end.report for end in progress.ended]

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import Phase, PhaseKind, Season, Unit, UnitType
 from gm.engine.parse import parse_order
-from gm.games import create_game, current_phase, variant_of
+from gm.games import OnFile, create_game, current_phase, variant_of
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules, with_changes
 from gm.store.db import state_to_json, transaction
@@ -265,7 +265,7 @@ def test_a_home_declaration_the_rules_ask_for_is_awaited_and_reminded(session_fa
         progress = phases.check(s, game, game.deadline_at - timedelta(hours=1))  # the reminder's time
         assert progress.reminders["Poland-Saxony"][-1] == "a HOME declaration: Hesse-Westphalia or Kiev"
         order(s, game, "Poland-Saxony", "HOME Kiev")
-        left = phases.missing(variant, winter, "Poland-Saxony", [("KEV", "HOME KEV")])
+        left = phases.missing(variant, winter, "Poland-Saxony", [OnFile("KEV", "HOME KEV", 0)])
         assert "a HOME declaration: Hesse-Westphalia or Kiev" not in left and len(left) == (owes > 1)
 
 

@@ -513,10 +513,13 @@ def read_mailbox() -> ReadMailbox:
 # --- gm serve as a process of its own, on these servers ------------------------------------------
 
 
-def start_gm_serve(url: str, dovecot: Dovecot, front: SmtpFront, data: Path) -> subprocess.Popen[bytes]:
+def start_gm_serve(url: str, dovecot: Dovecot, smtp: SmtpFront | int, data: Path, *, own_group: bool = False,
+                   **settings: str) -> subprocess.Popen[bytes]:
     """`gm serve` reading the GM's Dovecot mailbox and sending through the SMTP front (which takes
-    mail without a login); its output goes to DATA/serve.log. Used by test_crash.py and
-    bench/ingest.py."""
+    mail without a login), or an SMTP server of the test's own on port `smtp`; its output goes to
+    DATA/serve.log. `settings` are further GM_* variables; with `own_group` it runs in a process
+    group of its own (so that its outbox process can be killed with it). Used by the tests that
+    run whole servers and by bench/ingest.py."""
     env = dict(
         os.environ,
         GM_ADDRESS=GM,
@@ -528,21 +531,23 @@ def start_gm_serve(url: str, dovecot: Dovecot, front: SmtpFront, data: Path) -> 
         GM_IMAP_USER="gm",
         GM_IMAP_PASSWORD=PASSWORD,
         GM_SMTP_HOST="127.0.0.1",
-        GM_SMTP_PORT=str(front.port),
+        GM_SMTP_PORT=str(smtp if isinstance(smtp, int) else smtp.port),
         GM_SMTP_TLS="none",
         GM_SMTP_USER="",
         GM_SMTP_PASSWORD="",
         GM_POLL_SECONDS="1",
+        **settings,
     )
     log = (data / "serve.log").open("ab")  # kept for a failing run: what the judge said
     root = Path(__file__).resolve().parents[2]
-    return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=root, env=env, stdout=log, stderr=log)
+    return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=root, env=env, stdout=log, stderr=log,
+                            start_new_session=own_group)
 
 
-StartGmServe = Callable[[str, Dovecot, SmtpFront, Path], "subprocess.Popen[bytes]"]
+StartGmServe = Callable[..., "subprocess.Popen[bytes]"]
 
 
 @pytest.fixture
 def gm_serve() -> StartGmServe:
-    """start_gm_serve(url, dovecot, smtp_front, data_dir): `gm serve` as a separate process."""
+    """start_gm_serve(url, dovecot, smtp_front, data_dir, ...): `gm serve` as a separate process."""
     return start_gm_serve

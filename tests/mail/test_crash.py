@@ -19,9 +19,8 @@ from sqlalchemy import func, select
 
 from gm.games import create_game
 from gm.lifecycle.phases import start as start_game
-from gm.store.models import utcnow
 from gm.store.db import make_engine, make_session_factory, transaction
-from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player
+from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)

@@ -74,6 +74,11 @@ class Table:
         await asyncio.to_thread(self.front.send, msg)
         return msg
 
+    async def join_all(self) -> None:
+        """Every power's player JOINs the game by mail."""
+        for power in self.powers:
+            await self.mail(power, f"JOIN {self.game} {power} pw-{self.users[power]}")
+
     async def orders(self, power: str, lines: list[str], **kwargs: Any) -> EmailMessage:
         return await self.mail(power, "\n".join([f"SIGNON {power} {self.game} pw-{self.users[power]}", *lines]), **kwargs)
 
@@ -143,8 +148,7 @@ async def test_a_game_year_of_standard_diplomacy_by_mail(
     new_game(migrated_url, "year", "standard", movement="1h", retreat="1h", adjustment="1h")
     t = Table(migrated_url, smtp_front, dovecot, read_mailbox, "year", "standard")
     with serving(gm_serve, migrated_url, dovecot, smtp_front, tmp_path):
-        for power in t.powers:
-            await t.mail(power, f"JOIN year {power} pw-{t.users[power]}")
+        await t.join_all()
         state = await t.wait_phase("Spring 1901, Movement")
         # Every player, not only the last to join, is told the game started: power, position, rules, deadline.
         for power in t.powers:
@@ -205,8 +209,7 @@ async def test_a_game_year_of_ambition_and_empire_by_mail(
     new_game(migrated_url, "ae", "ambition", movement="8s", retreat="8s", adjustment="8s", remind_before="0")
     t = Table(migrated_url, smtp_front, dovecot, read_mailbox, "ae", "ambition")
     with serving(gm_serve, migrated_url, dovecot, smtp_front, tmp_path):
-        for power in t.powers:
-            await t.mail(power, f"JOIN ae {power} pw-{t.users[power]}")
+        await t.join_all()
         label = t.variant.phase_label(t.variant.first_phase)
         state = await t.wait_phase(label)
         players = RandomPlayers(t.variant, rng)
@@ -239,8 +242,7 @@ async def test_missing_orders_take_the_defaults_and_repeated_lateness_means_civi
              late_limit="2")
     t = Table(migrated_url, smtp_front, dovecot, read_mailbox, "nmr", "standard")
     with serving(gm_serve, migrated_url, dovecot, smtp_front, tmp_path):
-        for power in t.powers:
-            await t.mail(power, f"JOIN nmr {power} pw-{t.users[power]}")
+        await t.join_all()
         await t.wait_phase("Spring 1901, Movement")
         await t.orders("France", ["A Paris - Burgundy"])  # the rest of France and everyone else: nothing
         await t.wait_phase("Fall 1901, Movement", timeout=30)
@@ -263,8 +265,7 @@ async def test_reminders_name_the_units_still_without_orders_and_a_stale_order_i
     new_game(migrated_url, "rem", "standard", movement="8s", remind_before="6s", late_limit="0")
     t = Table(migrated_url, smtp_front, dovecot, read_mailbox, "rem", "standard")
     with serving(gm_serve, migrated_url, dovecot, smtp_front, tmp_path):
-        for power in t.powers:
-            await t.mail(power, f"JOIN rem {power} pw-{t.users[power]}")
+        await t.join_all()
         await t.wait_phase("Spring 1901, Movement")
         joined = time.monotonic()
         await t.orders("England", ["F London - North Sea"])

@@ -334,7 +334,7 @@ def test_several_phases_at_once_make_one_mail_per_reader(session_factory: sessio
         phases.start(s, game, START)
         first = phases.check(s, game, game.deadline_at)  # Spring 1901
         second = phases.check(s, game, game.deadline_at)  # Fall 1901: nothing changes hands, so no winter
-        both = phases.Progress(ended=first.ended + second.ended)
+        both = phases.Progress(ended=first.ended + second.ended, players=second.players)
         assert game_mail.queue_progress(s, game, both, gm_address=GM, now=START) == 7
         (row, *_) = outbox(s, "results")
     assert row.subject == "[t1] Spring 1901 results (and Fall 1901 results)"

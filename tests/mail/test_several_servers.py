@@ -17,7 +17,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -39,7 +38,7 @@ from gm.store.models import AuditEntry, Game, GamePhase, InboundMail, OutboundMa
 from gm.store.passwords import hash_password
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
-    from conftest import Dovecot, SmtpFront
+    from conftest import Dovecot, SmtpFront, StartGmServe
 
 DOMAIN = "example.org"  # the test Dovecot's domain and password (tests/mail/conftest.py)
 GM = f"gm@{DOMAIN}"
@@ -76,33 +75,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _gm_serve(url: str, dovecot: Dovecot, smtp_port: int, data: Path) -> subprocess.Popen[bytes]:
-    """`gm serve` in a process group of its own (so that its outbox process dies with it)."""
-    data.mkdir()
-    env = dict(
-        os.environ,
-        GM_ADDRESS=GM,
-        GM_DATABASE_URL=url,
-        GM_DATA_DIR=str(data),
-        GM_IMAP_HOST="127.0.0.1",
-        GM_IMAP_PORT=str(dovecot.imap_port),
-        GM_IMAP_TLS="none",
-        GM_IMAP_USER="gm",
-        GM_IMAP_PASSWORD=PASSWORD,
-        GM_SMTP_HOST="127.0.0.1",
-        GM_SMTP_PORT=str(smtp_port),
-        GM_SMTP_TLS="none",
-        GM_SMTP_USER="",
-        GM_SMTP_PASSWORD="",
-        GM_POLL_SECONDS="1",
-        GM_SCHEDULER_SECONDS="0.2",
-    )
-    log = (data / "serve.log").open("ab")
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=root, env=env, stdout=log, stderr=log,
-                            start_new_session=True)
 
 
 def _setup_game(factory: sessionmaker[Session]) -> None:
@@ -202,7 +174,7 @@ def _kill(server: subprocess.Popen[bytes]) -> None:
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
-    migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, tmp_path: Path
+    migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
 ) -> None:
     engine = make_engine(migrated_url)
     factory = make_session_factory(engine)
@@ -211,7 +183,11 @@ async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
     controller.start()
     await asyncio.to_thread(_setup_game, factory)
     data = {"a": tmp_path / "a", "b": tmp_path / "b"}
-    servers = {name: _gm_serve(migrated_url, dovecot, controller.port, folder) for name, folder in data.items()}
+    for folder in data.values():
+        folder.mkdir()
+    # Each in a process group of its own, so that its outbox process dies with it.
+    servers = {name: gm_serve(migrated_url, dovecot, controller.port, folder, own_group=True, GM_SCHEDULER_SECONDS="0.2")
+               for name, folder in data.items()}
     try:
         await _wait(lambda: _mailbox_holder(factory) in {s.pid for s in servers.values()}, 20, "a mailbox holder")
         holder = next(name for name, s in servers.items() if s.pid == _mailbox_holder(factory))

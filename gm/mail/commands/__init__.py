@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gm.games import CurrentPhase, GameError, OnFile, add_on_file, current_phase, game_name, on_file_by_power
+from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
 from gm.store.models import Game, GamePhase, OutboundMail, Player, utcnow
@@ -64,17 +64,11 @@ class Lookups:
 
     def game(self, name: str) -> Game | None:
         """The game called `name`, its row share-locked to the end of the transaction (see above)."""
-        key = name.strip()  # game_name checks the name before it folds case: 'K' (Kelvin) is no 'k'
+        key = name.strip()  # find_game checks the name before it folds case: 'K' (Kelvin) is no 'k'
         if key not in self._games:
-            try:
-                stored = game_name(key)
-            except GameError:
-                self._games[key] = None  # no game can have such a name
-            else:
-                game = self.session.scalar(select(Game).where(Game.name == stored).with_for_update(read=True))
-                self._games[key] = game
-                if game is not None:
-                    self._locked.add(game.id)
+            game = self._games[key] = find_game(self.session, key, share_lock=True)
+            if game is not None:
+                self._locked.add(game.id)
         return self._games[key]
 
     def phase(self, game: Game) -> CurrentPhase | None:

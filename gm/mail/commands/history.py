@@ -4,10 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy import select
-
+from gm.lifecycle.phases import history
 from gm.mail.commands import Context
-from gm.store.models import GamePhase
 
 NAME = "HISTORY"
 USAGE = "HISTORY"
@@ -36,13 +34,8 @@ def entries_for(report: dict[str, Any], power: str | None) -> list[dict[str, Any
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.signed_on(line):
         return
-    phases = ctx.session.scalars(
-        select(GamePhase)
-        .where(GamePhase.game_id == ctx.game.id, GamePhase.adjudicated_at.is_not(None))
-        .order_by(GamePhase.seq)
-    ).all()
     blocks = []
-    for p in phases:
+    for p in history(ctx.session, ctx.game):
         entries = entries_for(p.results_json or {}, ctx.player.power)
         shown = [f"  {e['power']}: {e['order']} -> {e['result']}" for e in entries]
         blocks.append("\n".join([p.label, *shown]))
