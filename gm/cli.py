@@ -278,6 +278,81 @@ def _columns(rows: list[list[str]]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
+def _map_build(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gm.maps.build import build_art, debug_picture
+    from gm.maps.check import check_board
+    from gm.maps.geography import build_board
+
+    board = build_board(args.variant)
+    report = check_board(board)
+    if args.debug_picture:
+        debug_picture(board, Path(args.debug_picture))
+        print(f"anchors drawn in {args.debug_picture}")
+    if not args.dry_run:
+        where = build_art(board)
+        print(f"{args.variant}: art written to {where}")
+    print(report.text())
+    return 1 if report.unexplained else 0
+
+
+def _map_check(args: argparse.Namespace) -> int:
+    from gm.maps.check import check_board
+    from gm.maps.geography import build_board
+
+    report = check_board(build_board(args.variant))
+    print(report.text())
+    return 1 if report.unexplained else 0
+
+
+def _map_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if bool(args.file) == bool(args.game):
+        print("gm map render: give a case file or --game NAME (one of them)", file=sys.stderr)
+        return 2
+    if args.file:
+        from gm.casefile import CaseFileError, read_cases, run_case, select_cases
+        from gm.maps.render import render_run
+
+        try:
+            chosen = select_cases(read_cases(args.file), [args.case] if args.case else None)
+            if not chosen:
+                print(f"gm map render: no case {args.case or ''} in {args.file}".replace("  ", " "), file=sys.stderr)
+                return 2
+            png = render_run(run_case(chosen[0]), args.palette or "rulebook")
+        except (OSError, CaseFileError) as e:
+            print(f"gm map render: {e}", file=sys.stderr)
+            return 2
+        what = chosen[0].id
+    else:
+        from gm.games import variant_of
+        from gm.lifecycle.phase_names import read_phase
+        from gm.mail.game_mail import stored_map
+        from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+
+        settings = _load_settings(args)
+        if not _valid_name(args.game, "map render"):
+            return 2
+        upgrade(settings.db_url)
+        with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+            game = _named_game(session, args.game, "map render")
+            if game is None:
+                return 2
+            phase = read_phase(variant_of(game), args.phase) if args.phase else None
+            if args.phase and phase is None:
+                print(f"gm map render: {args.phase!r} is no phase (e.g. 'Spring 1901', S1901, F1901R)", file=sys.stderr)
+                return 2
+            try:
+                png, what = stored_map(session, game, phase, args.palette)
+            except ValueError as e:
+                print(f"gm map render: {e}", file=sys.stderr)
+                return 2
+    Path(args.out).write_bytes(png)
+    print(f"{what}: {args.out} ({len(png) // 1000} KB)")
+    return 0
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A play-by-email game master for Diplomacy.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
@@ -364,6 +439,30 @@ def build_parser() -> argparse.ArgumentParser:
     game_show.add_argument("name", help="the game's name (case does not matter)")
     game_show.add_argument("--config", metavar="FILE", help=config_help)
     game_show.set_defaults(func=_game_show)
+    maps = sub.add_parser("map", help="map art: build it from geography, check it against the rules, draw positions")
+    map_sub = maps.add_subparsers(dest="map_command", metavar="COMMAND", required=True)
+    map_build = map_sub.add_parser(
+        "build", help="draw a variant's board from maps/<variant>/geography.toml into maps/<variant>/art/ (needs the mapbuild extra)")
+    map_build.add_argument("variant", help="standard, classical, ambition, ambition-v6")
+    map_build.add_argument("--debug", dest="debug_picture", metavar="FILE.png", help="also write the board with every anchor drawn")
+    map_build.add_argument("--dry-run", action="store_true", help="write no art (with --debug: only the picture)")
+    map_build.set_defaults(func=_map_build)
+    map_check = map_sub.add_parser(
+        "check", help="list every difference between the board's art and the variant's adjacency; exit 1 if one is unexplained")
+    map_check.add_argument("variant", help="standard, classical, ambition, ambition-v6")
+    map_check.set_defaults(func=_map_check)
+    map_render = map_sub.add_parser(
+        "render", help="draw a case's position with its orders and results, or a stored game's, as PNG",
+        description="Draw the position of a case of a case file (the format gm adjudicate reads) with its orders and "
+        "their results, or, with --game, a stored game's: the position now, or an adjudicated phase with its orders.")
+    map_render.add_argument("file", nargs="?", metavar="CASEFILE", help="a case file")
+    map_render.add_argument("--case", metavar="ID", help="the case to draw (default: the file's first)")
+    map_render.add_argument("--game", metavar="NAME", help="a game on this judge instead of a case file")
+    map_render.add_argument("--phase", metavar="PHASE", help="with --game: an adjudicated phase (Spring 1901, S1901, F1901R)")
+    map_render.add_argument("--palette", choices=("rulebook", "colourblind"), help="the powers' colours (default: the game's)")
+    map_render.add_argument("--out", required=True, metavar="FILE.png", help="where the PNG goes")
+    map_render.add_argument("--config", metavar="FILE", help=config_help)
+    map_render.set_defaults(func=_map_render)
     return parser
 
 

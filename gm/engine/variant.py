@@ -18,6 +18,7 @@ class Power:
     aliases: tuple[str, ...] = ()
     home_centres: frozenset[str] = frozenset()
     minor: bool = False  # a minor power owns units but is ordered only through point allocations
+    colour: str = ""  # '#rrggbb', the rulebook's colour for its units on the map
     traits: Mapping[str, object] = field(default_factory=dict)  # what a variant's rules read: religion, ...
 
 

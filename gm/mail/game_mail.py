@@ -9,6 +9,7 @@ at all."""
 from __future__ import annotations
 
 import base64
+import logging
 import socket
 from collections.abc import Sequence
 from datetime import datetime
@@ -19,15 +20,21 @@ from markupsafe import Markup, escape
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from gm.engine.model import GameState, PhaseKind
+from gm.engine.model import GameState, Phase, PhaseKind
 from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, variant_of
 from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phase_names import find_phase
 from gm.lifecycle.phases import Progress, position
 from gm.lifecycle.report import public_view
+from gm.maps.art import has_art
+from gm.maps.render import Scene, position_scene, results_scene
+from gm.maps.render import render as draw_scene
 from gm.mail.message import ACK_MARKER
 from gm.mail.reply import render
 from gm.store.models import Game, OutboundMail, Player, new_message_id
+
+log = logging.getLogger(__name__)
 
 _INSERT_OUTBOX = insert(OutboundMail.__table__)
 
@@ -36,11 +43,44 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "October", "November", "December")
 
 
-def map_image(game: Game, report: dict[str, Any]) -> bytes | None:
-    """The map of the position after the phase `report` describes, as PNG; None while the judge
-    draws no maps. Whatever this returns is shown inline in the results mail: drawing maps needs
-    nothing else changed."""
-    return None
+def map_palette(game: Game) -> str:
+    return str((game.options or {}).get("map_palette", "rulebook"))
+
+
+def draw_map(variant: Variant, scene: Scene, palette: str) -> bytes | None:
+    """The scene as PNG; None when the variant has no map art. A picture that cannot be drawn is
+    logged and left out: the results go out without it rather than not at all."""
+    if not has_art(variant.name):
+        return None
+    try:
+        return draw_scene(variant, scene, palette)
+    except Exception:
+        log.exception("could not draw the map of %s", scene.title)
+        return None
+
+
+def stored_map(session: Session, game: Game, phase: Phase | None = None, palette: str | None = None
+               ) -> tuple[bytes, str]:
+    """The map of a stored game: of the adjudicated phase `phase` (its orders and their results),
+    or without one of the position the game is in now, in `palette` (default: the game's); with the
+    phase's label. ValueError says why there is none."""
+    variant = variant_of(game)
+    if not has_art(variant.name):
+        raise ValueError(f"the judge has no map of {variant.title}")
+    if phase is None:
+        current = current_phase(session, game)
+        if current is None:
+            raise ValueError(f"{game.name} has not started")
+        scene, label = position_scene(variant, current.state, game.name), current.row.label
+    else:
+        row = find_phase(session, game, phase, variant)
+        label = variant.phase_label(phase)
+        if row is None:
+            raise ValueError(f"{game.name} has had no phase {label}")
+        if row.adjudicated_at is None or not row.results_json:
+            return stored_map(session, game, None, palette)  # the phase under way: its position
+        scene = results_scene(variant, position(row), row.results_json, game.name)
+    return draw_scene(variant, scene, palette or map_palette(game)), label
 
 
 # --- threading -----------------------------------------------------------------------------------
@@ -188,11 +228,13 @@ class _Results:
     of ten readers would cost ten times as much, and nine tenths of it would be the same."""
 
     def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
-                 befores: Sequence[GameState | None], map_cids: Sequence[str | None]) -> None:
+                 befores: Sequence[GameState | None], map_cids: Sequence[str | None],
+                 position_cid: str | None = None) -> None:
         self.reports = reports
         sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": ACK_MARKER, "game": game.name, "variant": variant.title,
-                                  "has_map": any(map_cids), "house_rules": rules_of(game.options).summary()}
+                                  "has_map": any(map_cids) or bool(position_cid),
+                                  "position_cid": position_cid, "house_rules": rules_of(game.options).summary()}
         self.text = render("results.txt.j2", "en", reader=_READER, **values,
                            sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
         self.html = render("results.html.j2", "en", reader=Markup(_READER), **values,
@@ -260,23 +302,32 @@ def _insert(session: Session, rows: list[dict[str, Any]]) -> int:
     return len(rows)
 
 
-def _maps(game: Game, reports: Sequence[dict[str, Any]], domain: str
-          ) -> tuple[list[str | None], list[dict[str, str]]]:
-    """The Content-ID of each phase's map (None: no map) and the inline attachments that carry them."""
-    cids: list[str | None] = []
+def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], befores: Sequence[GameState | None],
+          now: GameState | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, str]]]:
+    """The Content-ID of each phase's map (its orders and their results; None: no map), that of
+    the map of the position the game is in now, and the inline attachments that carry them."""
+    palette = map_palette(game)
     attachments: list[dict[str, str]] = []
-    for i, report in enumerate(reports):
-        png = map_image(game, report)
+
+    def attach(png: bytes | None, name: str) -> str | None:
         if png is None:
-            cids.append(None)
-            continue
+            return None
         cid = new_message_id(domain).strip("<>")
-        cids.append(cid)
+        attachments.append({"filename": f"{game.name}-{name}.png", "content_type": "image/png",
+                            "data": base64.b64encode(png).decode("ascii"), "content_id": cid})
+        return cid
+
+    cids: list[str | None] = []
+    for report, before in zip(reports, befores, strict=True):
         name = _season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
-        attachments.append({"filename": f"{game.name}-{name}-{kind}.png", "content_type": "image/png",
-                            "data": base64.b64encode(png).decode("ascii"), "content_id": cid})
-    return cids, attachments
+        png = draw_map(variant, results_scene(variant, before, report, game.name), palette) if before else None
+        cids.append(attach(png, f"{name}-{kind}"))
+    position_cid = None
+    if now is not None:
+        png = draw_map(variant, position_scene(variant, now, game.name), palette)
+        position_cid = attach(png, "now")
+    return cids, position_cid, attachments
 
 
 def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,
@@ -292,11 +343,13 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         variant = variant_of(game)
         reports = [end.report for end in progress.ended]
         befores: list[GameState | None] = [position(end.row) for end in progress.ended]
-        cids, attachments = _maps(game, reports, domain)
+        current = current_phase(session, game)
+        cids, position_cid, attachments = _maps(game, variant, reports, befores,
+                                                current.state if current is not None else None, domain)
         subject = results_subject(game, reports)
         readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
         readers += [(address, None, True) for address in gm_addresses]
-        results = _Results(game, variant, reports, befores, cids)
+        results = _Results(game, variant, reports, befores, cids, position_cid)
         for to, viewer, gm in readers:
             text, html = results.for_reader(viewer, gm)
             rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "results", now,

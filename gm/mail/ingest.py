@@ -91,6 +91,7 @@ class Outgoing:
     text: str
     kind: str  # 'ack' or 'notice'
     per_hour: int  # the most mails `to` may get in an hour
+    attachments: list[dict[str, str]] | None = None  # see gm.mail.outbox.build_message
 
 
 def ingest(
@@ -306,6 +307,7 @@ class _Batch:
                 "to_addr": out.to,
                 "subject": out.subject,
                 "body_text": out.text,
+                "attachments": out.attachments,
                 "in_reply_to": in_reply_to,
                 "inbound_id": outcome.inbound_id,
                 "kind": out.kind,
@@ -392,7 +394,8 @@ class _Answer:
         text = render_ack(message.subject, ctx.results, _status(ctx), ctx.sections,
                           unread=max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0)
         addresses = list(dict.fromkeys(player.email for player in ctx.signed))
-        acks = [Outgoing(to, reply_subject(message.subject), text, "ack", batch.replies_per_hour) for to in addresses]
+        acks = [Outgoing(to, reply_subject(message.subject), text, "ack", batch.replies_per_hour, ctx.attachments or None)
+                for to in addresses]
         return acks + notices
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:

@@ -31,7 +31,7 @@ ALIASES = {
 }
 
 
-POWER_KEYS = {"adjective", "aliases", "home_centres", "minor", "units", "centres"}
+POWER_KEYS = {"adjective", "aliases", "home_centres", "minor", "units", "centres", "colour"}
 
 
 class VariantError(ValueError):
@@ -116,6 +116,7 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
             aliases=tuple(p.get("aliases", ())),
             home_centres=homes,
             minor=p.get("minor", False),
+            colour=p.get("colour", ""),
             traits={k: v for k, v in p.items() if k not in POWER_KEYS},
         )
         for text in p.get("units", ()):

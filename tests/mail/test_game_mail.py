@@ -369,45 +369,56 @@ def test_a_reminder_after_the_deadline_says_the_game_waits() -> None:
     assert "The deadline was Friday 27 November 2026, 20:00 (UTC); the game waits for these orders." in text
 
 
-# --- the map seam ---------------------------------------------------------------------------------
+# --- the maps ----------------------------------------------------------------------------------------
 
 
-def test_a_map_image_goes_inline_in_the_html(session_factory: sessionmaker[Session],
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_results_mail_shows_the_map_of_the_phase_and_of_the_position_now(
+        session_factory: sessionmaker[Session]) -> None:
     from PIL import Image
 
-    png = tiny_png()
-    seen: list[str] = []
-
-    def drawn(game: Game, report: dict[str, Any]) -> bytes:
-        seen.append(report["phase"])
-        return png
-
-    monkeypatch.setattr(game_mail, "map_image", drawn)
     with transaction(session_factory) as s:
         game = new_game(s, "standard", STANDARD)
         phases.start(s, game, START)
         progress = phases.check(s, game, game.deadline_at)
         game_mail.queue_progress(s, game, progress, gm_address=GM, now=START)
-        (row, *_) = outbox(s, "results")
-    assert seen == ["Spring 1901, Movement"]
-    (attachment,) = row.attachments or []
-    cid = attachment["content_id"]
-    assert attachment["content_type"] == "image/png" and attachment["filename"] == "t1-spring-1901-movement.png"
-    assert f'src="cid:{cid}"' in (row.body_html or "")
-    assert "The map of the position after this phase is attached." in row.body_text
+        rows = outbox(s, "results")
+    row = rows[0]
+    assert all(r.attachments == row.attachments for r in rows)  # one picture for every reader: no secrets in it
+    phase_map, now_map = row.attachments or []
+    assert phase_map["filename"] == "t1-spring-1901-movement.png" and now_map["filename"] == "t1-now.png"
+    html = row.body_html or ""
+    assert html.index(f'src="cid:{phase_map["content_id"]}"') < html.index(f'src="cid:{now_map["content_id"]}"')
+    assert "The map of this phase, its orders and their results, is attached." in row.body_text
+    assert "The map of the position now is attached." in row.body_text
 
     msg = parse(build_message(Outgoing.of(row), GM))
     assert msg.get_content_type() == "multipart/alternative"
     plain, related = msg.get_payload()  # type: ignore[misc]
     assert plain.get_content_type() == "text/plain"
     assert related.get_content_type() == "multipart/related" and related.get_param("type") == "text/html"
-    markup, image = related.get_payload()
-    assert markup.get_content_type() == "text/html" and f"cid:{cid}" in markup.get_content()
-    assert image.get_content_type() == "image/png" and image["Content-ID"] == f"<{cid}>"
-    assert image.get_content_disposition() == "inline"
-    assert image.get_content() == png
-    assert Image.open(io.BytesIO(image.get_content())).size == (4, 3)
+    markup, *images = related.get_payload()
+    assert markup.get_content_type() == "text/html"
+    assert [i["Content-ID"] for i in images] == [f"<{phase_map['content_id']}>", f"<{now_map['content_id']}>"]
+    for image in images:
+        assert image.get_content_type() == "image/png" and image.get_content_disposition() == "inline"
+        picture = Image.open(io.BytesIO(image.get_content()))
+        assert picture.width == 1200 and picture.format == "PNG"
+
+
+def test_a_map_that_cannot_be_drawn_leaves_the_results_without_it(session_factory: sessionmaker[Session],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> bytes:
+        raise RuntimeError("no ink")
+
+    monkeypatch.setattr(game_mail, "draw_scene", broken)
+    with transaction(session_factory) as s:
+        game = new_game(s, "standard", STANDARD)
+        phases.start(s, game, START)
+        progress = phases.check(s, game, game.deadline_at)
+        game_mail.queue_progress(s, game, progress, gm_address=GM, now=START)
+        (row, *_) = outbox(s, "results")
+    assert not row.attachments and "cid:" not in (row.body_html or "")
+    assert "Spring 1901" in row.body_text
 
 
 # --- the outbox's part of it ------------------------------------------------------------------

@@ -1,8 +1,10 @@
-"""The game-loop commands by mail (WAIT, NOWAIT, SET ABSENCE, RESULTS, HISTORY), orders that come
+"""The game-loop commands by mail (WAIT, NOWAIT, SET ABSENCE, RESULTS, HISTORY, MAP), orders that come
 too late for the phase they would land on, the mark that tells the scheduler orders changed, and
 the lock that keeps a batch and the end of a phase apart: on SQLite and PostgreSQL."""
 from __future__ import annotations
 
+import base64
+import io
 import itertools
 import threading
 import time
@@ -269,6 +271,32 @@ def test_results_before_any_phase_was_adjudicated(session_factory: sessionmaker[
     assert verdict(ack, "RESULTS Spring 273 BC") == (
         "REJECTED : Spring 273 BC, Movement has not been adjudicated yet: it is the phase under way")
     assert verdict(ack, "RESULTS W273") == "REJECTED : c1 has had no phase Winter 273 BC, Adjustment"
+
+
+def test_map_attaches_the_position_or_a_past_phase(session_factory: sessionmaker[Session]) -> None:
+    from PIL import Image
+
+    judge = new_game(session_factory, "m1", "standard", powers=["France", "Germany"])
+
+    def maps(ack_out: IngestOutcome) -> list[dict[str, str]]:
+        (row,) = judge.read(select(OutboundMail.attachments).where(OutboundMail.inbound_id == ack_out.inbound_id))
+        return row[0] or []
+
+    out = judge.send("France", "MAP")
+    (attachment,) = maps(out)
+    assert attachment["filename"] == "m1-spring-1901-movement.png" and "content_id" not in attachment
+    picture = Image.open(io.BytesIO(base64.b64decode(attachment["data"])))
+    assert picture.format == "PNG" and picture.width == 1200
+    judge.say("France", "A PAR - BUR")
+    judge.end_phase()
+    (now,) = maps(judge.send("France", "MAP"))
+    (past,) = maps(judge.send("Germany", "MAP S1901"))
+    assert now["filename"] == "m1-fall-1901-movement.png" and past["filename"] == "m1-spring-1901-movement.png"
+    assert now["data"] != past["data"] != attachment["data"]  # a new position; the past one with its orders
+    ack = judge.say("France", "MAP\nMAP Fall 1905\nMAP Sprung 1901")
+    assert verdict(ack, "MAP") == "accepted = Fall 1901, Movement: the map is attached (m1-fall-1901-movement.png)"
+    assert verdict(ack, "MAP Fall 1905") == "REJECTED : m1 has had no phase Fall 1905, Movement"
+    assert verdict(ack, "MAP Sprung 1901").startswith("REJECTED : 'Sprung 1901' is no phase: usage: MAP")
 
 
 def test_history_shows_only_the_askers_secrets() -> None:

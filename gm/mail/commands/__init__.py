@@ -173,6 +173,7 @@ class Context:
     gm_address: str = "gm@localhost"  # the judge's own address: the domain of the Message-IDs it makes
     results: list[LineResult] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
+    attachments: list[dict[str, str]] = field(default_factory=list)  # files the acknowledgement carries (MAP)
     player: Player | None = None  # signed on
     game: Game | None = None
     signed: list[Player] = field(default_factory=list)  # every player the mail signed on as
@@ -241,6 +242,7 @@ def registry() -> dict[str, ModuleType]:
         join,
         listing,
         nowait,
+        map as map_command,
         results,
         set_absence,
         set_address,
@@ -251,8 +253,8 @@ def registry() -> dict[str, ModuleType]:
         wait,
     )
 
-    modules = [signon, join, clear, wait, nowait, listing, history, results, summary, set_password, set_address,
-               set_absence, help, signoff]
+    modules = [signon, join, clear, wait, nowait, listing, history, results, map_command, summary, set_password,
+               set_address, set_absence, help, signoff]
     return {m.NAME: m for m in modules}
 
 

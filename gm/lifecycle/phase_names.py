@@ -1,0 +1,58 @@
+"""Phases as people write them: 'Spring 1901', 'S1901', 'F1901M', 'Fall 1901 retreats', 'Spring
+273 BC' (RESULTS, MAP, gm map render), and the stored phase a name stands for."""
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gm.engine.model import Phase, PhaseKind, Season
+from gm.engine.variant import Variant
+from gm.store.models import Game, GamePhase
+
+_SEASONS = {"s": Season.SPRING, "spring": Season.SPRING, "f": Season.FALL, "fall": Season.FALL,
+            "autumn": Season.FALL, "a": Season.FALL, "w": Season.WINTER, "winter": Season.WINTER}
+_KINDS = {
+    **dict.fromkeys(("m", "move", "moves", "movement", "movements"), PhaseKind.MOVEMENT),
+    **dict.fromkeys(("r", "retreat", "retreats", "retreating"), PhaseKind.RETREAT),
+    **dict.fromkeys(("a", "b", "adjust", "adjustment", "adjustments", "build", "builds"), PhaseKind.ADJUSTMENT),
+}
+# njudge's short form: 'S1901', 'F1901M', 'W1901B', 'F1901R'.
+_SHORT = re.compile(r"([sfw])(\d+)([mrab])?", re.IGNORECASE)
+
+
+def read_phase(variant: Variant, text: str) -> Phase | None:
+    """'Spring 1901', 'S1901', 'F1901M', 'W1901', 'Fall 1901 retreats', 'Spring 273 BC' (in the
+    variant's years) -> the phase; without a kind, the season's movement (winter: adjustments).
+    None when it is no phase."""
+    words = text.replace(",", " ").lower().split()
+    if not words:
+        return None
+    kind: PhaseKind | None = None
+    short = _SHORT.fullmatch(words[0])
+    if short and len(words) == 1:
+        season = _SEASONS[short.group(1).lower()]
+        year_text = short.group(2)
+        if short.group(3):
+            kind = _KINDS[short.group(3).lower()]
+    else:
+        season_word, *rest = words
+        if season_word not in _SEASONS or len(season_word) == 1 and not rest:
+            return None
+        season = _SEASONS[season_word]
+        if len(rest) > 1 and rest[-1] in _KINDS:
+            kind = _KINDS[rest.pop()]
+        year_text = " ".join(rest)
+    year = variant.rules.parse_year(year_text)
+    if year is None:
+        return None
+    if kind is None:
+        kind = PhaseKind.ADJUSTMENT if season is Season.WINTER else PhaseKind.MOVEMENT
+    return Phase(year, season, kind)
+
+
+def find_phase(session: Session, game: Game, phase: Phase, variant: Variant) -> GamePhase | None:
+    """The stored phase of `game` that `phase` names; None when the game has had no such phase."""
+    label = variant.phase_label(phase)
+    return session.scalar(select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.label == label))

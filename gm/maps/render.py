@@ -1,0 +1,415 @@
+"""Draw a position, with its orders and their results, on a variant's board: a PNG for the results
+mail, the MAP command and `gm map render`.
+
+The board (gm/maps/art.py) is a palette image whose every pixel names a space or a fixed feature,
+so owning a space is one palette entry; units, order arrows, the title and the legend are drawn on a
+copy with Pillow in palette mode, and the PNG is written as it is (no colour reduction needed).
+Pure of I/O but for reading the art once."""
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from PIL import Image, ImageDraw
+
+from gm.engine.graph import Terrain
+from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.variant import Variant
+from gm.maps import art
+from gm.maps.art import Art, load_art
+from gm.maps.fonts import font
+
+if TYPE_CHECKING:
+    from gm.casefile import CaseRun
+
+# inks: palette indices for what a render draws (art.FIRST_INK upwards)
+BLACK, WHITE, FAILED, DISLODGED, RETREAT, POWER_INK = 200, 201, 202, 203, 204, 205
+MAX_INKS = art.BAND - POWER_INK
+INKS = {BLACK: "#111111", WHITE: "#ffffff", FAILED: "#6e6e6e", DISLODGED: "#d7191c", RETREAT: "#e66101"}
+
+# A colour-blind-safe set (Okabe and Ito, then Tol's muted for more powers), handed out in the
+# order the variant lists its great powers; minor powers share the last.
+COLOURBLIND = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000",
+               "#FFFFFF", "#882255", "#999933"]
+COLOURBLIND_MINOR = "#44AA99"
+PALETTES = ("rulebook", "colourblind")
+DEFAULT_COLOUR = "#888888"
+MINOR_KEY = "Minor powers"
+TINT = 0.6  # how much of a power's colour a space it owns takes
+
+
+@dataclass(frozen=True)
+class DrawnOrder:
+    """An order as the map shows it. `ok` is None before the phase is adjudicated."""
+
+    power: str
+    kind: str  # hold, move, support, convoy, retreat, build, disband
+    unit: str  # the ordered unit's location (a build: where it is built)
+    unit_type: str = ""
+    target: str = ""  # supported or convoyed unit's location
+    dest: str = ""  # where the move, retreat, supported move or convoy goes
+    ok: bool | None = None
+
+
+@dataclass
+class Scene:
+    """Everything one picture shows."""
+
+    title: str
+    units: list[Unit]
+    centres: dict[str, str]
+    orders: list[DrawnOrder] = field(default_factory=list)
+    dislodged: list[tuple[Unit, tuple[str, ...]]] = field(default_factory=list)  # with their retreats
+    subtitle: str = ""
+
+
+_UNIT = r"(?P<t>[AF]) (?P<u>[A-Z0-9]+(?:/[A-Z]+)?)"
+_LOC = r"[A-Z0-9]+(?:/[A-Z]+)?"
+_PATTERNS = [
+    ("hold", re.compile(rf"^{_UNIT} H$")),
+    ("move", re.compile(rf"^{_UNIT} - (?P<d>{_LOC})(?: VIA CONVOY)?$")),
+    ("support", re.compile(rf"^{_UNIT} S (?:[AF] )?(?P<g>{_LOC}) - (?P<d>{_LOC})$")),
+    ("support", re.compile(rf"^{_UNIT} S (?:[AF] )?(?P<g>{_LOC})$")),
+    ("convoy", re.compile(rf"^{_UNIT} C A (?P<g>{_LOC}) - (?P<d>{_LOC})$")),
+    ("retreat", re.compile(rf"^{_UNIT} R (?P<d>{_LOC})$")),
+    ("disband", re.compile(rf"^{_UNIT} D$")),
+    ("build", re.compile(rf"^Build {_UNIT}$")),
+]
+
+
+def drawn_order(power: str, text: str, result: str | bool | None = None) -> DrawnOrder | None:
+    """Read an order as the engine writes it (str(order)); None for what a map does not show
+    (waives, home declarations, point allocations)."""
+    ok = result if isinstance(result, bool) or result is None else result == "succeeds"
+    for kind, pattern in _PATTERNS:
+        m = pattern.match(text.strip())
+        if m:
+            g = m.groupdict()
+            return DrawnOrder(power, kind, g["u"], g["t"], g.get("g") or "", g.get("d") or "", ok)
+    return None
+
+
+# --- colours ----------------------------------------------------------------------------------------
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(bytes.fromhex(colour.lstrip("#")))  # type: ignore[return-value]
+
+
+def power_colours(variant: Variant, palette: str = "rulebook") -> dict[str, str]:
+    """Each power's colour: the rulebook's (variant.toml), or the colour-blind-safe set."""
+    if palette not in PALETTES:
+        raise ValueError(f"unknown map palette {palette!r}; known: {', '.join(PALETTES)}")
+    out = {}
+    majors = [p for p in variant.powers.values() if not p.minor]
+    for i, p in enumerate(majors):
+        out[p.name] = COLOURBLIND[i % len(COLOURBLIND)] if palette == "colourblind" else (p.colour or DEFAULT_COLOUR)
+    for p in variant.powers.values():
+        if p.minor:
+            out[p.name] = COLOURBLIND_MINOR if palette == "colourblind" else (p.colour or DEFAULT_COLOUR)
+    return out
+
+
+def _mix(colour: str, base: str, share: float) -> tuple[int, int, int]:
+    c, b = _rgb(colour), _rgb(base)
+    return tuple(round(share * x + (1 - share) * y) for x, y in zip(c, b))  # type: ignore[return-value]
+
+
+def _contrast(colour: str) -> int:
+    r, g, b = _rgb(colour)
+    return BLACK if 0.299 * r + 0.587 * g + 0.114 * b > 140 else WHITE
+
+
+class _Palette:
+    def __init__(self, board: Image.Image):
+        self.entries = bytearray(board.getpalette() or [])
+        self.entries.extend(b"\0" * (768 - len(self.entries)))
+        for index, colour in INKS.items():
+            self.set(index, _rgb(colour))
+
+    def set(self, index: int, rgb: tuple[int, int, int]) -> None:
+        self.entries[3 * index:3 * index + 3] = bytes(rgb)
+
+
+# --- drawing ------------------------------------------------------------------------------------------
+
+
+def _shorten(p, q, start: float, end: float):
+    (x1, y1), (x2, y2) = p, q
+    d = math.hypot(x2 - x1, y2 - y1)
+    if d <= start + end + 4:
+        return p, q
+    ux, uy = (x2 - x1) / d, (y2 - y1) / d
+    return (x1 + ux * start, y1 + uy * start), (x2 - ux * end, y2 - uy * end)
+
+
+def _dashed(draw: ImageDraw.ImageDraw, p, q, fill: int, width: int, dash: float = 7, gap: float = 5) -> None:
+    (x1, y1), (x2, y2) = p, q
+    d = math.hypot(x2 - x1, y2 - y1) or 1.0
+    ux, uy = (x2 - x1) / d, (y2 - y1) / d
+    t = 0.0
+    while t < d:
+        e = min(d, t + dash)
+        draw.line([(x1 + ux * t, y1 + uy * t), (x1 + ux * e, y1 + uy * e)], fill=fill, width=width)
+        t = e + gap
+
+
+def _head(draw: ImageDraw.ImageDraw, p, q, fill: int, size: float = 9, outline: int | None = BLACK) -> None:
+    (x1, y1), (x2, y2) = p, q
+    a = math.atan2(y2 - y1, x2 - x1)
+    pts = [q, (x2 - size * math.cos(a - 0.42), y2 - size * math.sin(a - 0.42)),
+           (x2 - size * math.cos(a + 0.42), y2 - size * math.sin(a + 0.42))]
+    draw.polygon(pts, fill=fill, outline=outline)
+
+
+def _cross(draw: ImageDraw.ImageDraw, x: float, y: float, r: float = 4, fill: int = DISLODGED) -> None:
+    draw.line([(x - r, y - r), (x + r, y + r)], fill=fill, width=3)
+    draw.line([(x - r, y + r), (x + r, y - r)], fill=fill, width=3)
+
+
+def _line(draw, p, q, ink: int, ok: bool | None, width: int, head: bool) -> None:
+    """An order's line: solid with a dark edge when it succeeded (or is not adjudicated yet),
+    dashed grey-edged when it failed, ending in a cross."""
+    if ok is False:
+        _dashed(draw, p, q, FAILED, width + 2)
+        _dashed(draw, p, q, ink, width)
+        if head:
+            _head(draw, p, q, ink, outline=FAILED)
+        _cross(draw, *q)
+    else:
+        draw.line([p, q], fill=BLACK, width=width + 2)
+        draw.line([p, q], fill=ink, width=width)
+        if head:
+            _head(draw, p, q, ink)
+
+
+def _army(draw: ImageDraw.ImageDraw, x: float, y: float, fill: int, edge: int) -> None:
+    """An army: a field gun seen side-on (barrel, carriage, wheel), on a square badge."""
+    draw.rounded_rectangle([x - 10, y - 8, x + 10, y + 8], radius=3, fill=fill, outline=edge, width=2)
+    draw.line([(x - 6, y + 1), (x + 6, y - 4)], fill=edge, width=3)
+    draw.ellipse([x - 4, y, x + 2, y + 6], outline=edge, width=2)
+
+
+def _fleet(draw: ImageDraw.ImageDraw, x: float, y: float, fill: int, edge: int) -> None:
+    """A fleet: a hull with a sail."""
+    draw.polygon([(x - 12, y + 1), (x + 12, y + 1), (x + 8, y + 8), (x - 8, y + 8)], fill=fill, outline=edge, width=2)
+    draw.polygon([(x - 1, y - 10), (x - 1, y), (x + 8, y)], fill=fill, outline=edge, width=2)
+    draw.polygon([(x - 3, y - 8), (x - 3, y), (x - 10, y)], fill=fill, outline=edge, width=2)
+
+
+def _unit(draw, kind: str, x: float, y: float, fill: int, edge: int) -> None:
+    (_fleet if kind == "F" else _army)(draw, x, y, fill, edge)
+
+
+class _Picture:
+    def __init__(self, variant: Variant, scene: Scene, palette: str):
+        self.variant = variant
+        self.scene = scene
+        self.art: Art = load_art(variant.name)
+        self.image = self.art.board.copy()
+        self.draw = ImageDraw.Draw(self.image)
+        self.draw.fontmode = "1"
+        self.colours = power_colours(variant, palette)
+        self.pal = _Palette(self.art.board)
+        self.ink: dict[str, int] = {}
+        self.edge: dict[str, int] = {}
+        for i, (power, colour) in enumerate(self._inked_powers()):
+            index = POWER_INK + min(i, MAX_INKS - 1)
+            self.pal.set(index, _rgb(colour))
+            self.ink[power] = index
+            self.edge[power] = WHITE if _contrast(colour) == WHITE and _rgb(colour) < (60, 60, 60) else BLACK
+        dx, dy = self.art.layout["dislodged_offset"]
+        self.offset = (dx, dy)
+        self.out = {d[0].province for d in scene.dislodged}
+
+    def _inked_powers(self) -> list[tuple[str, str]]:
+        seen = dict.fromkeys([p for p in self.variant.powers])
+        return [(p, self.colours[p]) for p in seen]
+
+    # where things are
+    def at(self, location: str) -> tuple[float, float]:
+        return self.art.point(location)
+
+    def unit_at(self, location: str) -> tuple[float, float]:
+        x, y = self.at(location)
+        if province_of(location) in self.out:
+            return x + self.offset[0], y + self.offset[1]
+        return x, y
+
+    def tint(self) -> None:
+        spaces = self.art.spaces
+        owner: dict[str, str] = {}
+        for u in self.scene.units:
+            if self.variant.map.provinces[u.province].terrain is not Terrain.SEA:
+                owner[u.province] = u.power
+        owner.update(self.scene.centres)
+        for space, power in owner.items():
+            entry = spaces.get(space)
+            if entry is not None and power in self.colours:
+                self.pal.set(entry["id"], _mix(self.colours[power], art.LAND, TINT))
+
+    def orders(self) -> None:
+        moves = {o.unit: o for o in self.scene.orders if o.kind in ("move", "retreat")}
+        for o in sorted(self.scene.orders, key=lambda o: o.kind != "support"):  # supports under moves
+            ink = self.ink.get(o.power, BLACK)
+            if o.kind in ("move", "retreat"):
+                p, q = _shorten(self.unit_at(o.unit), self.at(o.dest), 10, 11)
+                _line(self.draw, p, q, ink, o.ok, 3, True)
+            elif o.kind == "support" and o.dest:
+                a, b = self.at(o.target), self.at(o.dest)
+                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+                p, q = _shorten(self.unit_at(o.unit), mid, 10, 3)
+                _line(self.draw, p, q, ink, o.ok, 2, False)
+                self.draw.ellipse([q[0] - 3, q[1] - 3, q[0] + 3, q[1] + 3], fill=ink, outline=BLACK)
+            elif o.kind == "support":
+                p, q = _shorten(self.unit_at(o.unit), self.unit_at(o.target), 10, 14)
+                _line(self.draw, p, q, ink, o.ok, 2, False)
+                x, y = self.unit_at(o.target)
+                self.draw.ellipse([x - 15, y - 13, x + 15, y + 13], outline=ink, width=2)
+            elif o.kind == "convoy":
+                a, b = self.at(o.target), self.at(o.dest)
+                mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+                p, q = _shorten(self.unit_at(o.unit), mid, 12, 3)
+                _dashed(self.draw, p, q, BLACK, 4, dash=3, gap=3)
+                _dashed(self.draw, p, q, ink if o.ok is not False else FAILED, 2, dash=3, gap=3)
+                self.draw.regular_polygon((q, 5), 4, fill=ink, outline=BLACK)
+            elif o.kind == "build":
+                x, y = self.at(o.unit)
+                self.draw.ellipse([x - 16, y - 14, x + 16, y + 14], outline=BLACK if o.ok is not False else FAILED, width=3)
+                self.draw.ellipse([x - 14, y - 12, x + 14, y + 12], outline=ink, width=2)
+        del moves
+
+    def retreat_options(self) -> None:
+        for unit, options in self.scene.dislodged:
+            start = self.unit_at(unit.location)
+            for dest in options:
+                p, q = _shorten(start, self.at(dest), 10, 8)
+                _dashed(self.draw, p, q, RETREAT, 2, dash=4, gap=3)
+                self.draw.ellipse([q[0] - 3, q[1] - 3, q[0] + 3, q[1] + 3], fill=RETREAT)
+
+    def units(self) -> None:
+        for u in self.scene.units:
+            x, y = self.unit_at(u.location)
+            _unit(self.draw, u.type.value, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
+        for u, _ in self.scene.dislodged:
+            if any(v.location == u.location and v.power == u.power for v in self.scene.units):
+                continue  # drawn above, already offset
+            x, y = self.unit_at(u.location)
+            _unit(self.draw, u.type.value, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
+        for u, _ in self.scene.dislodged:  # a dislodged unit wears a red ring
+            x, y = self.unit_at(u.location)
+            self.draw.rounded_rectangle([x - 14, y - 12, x + 14, y + 12], radius=5, outline=DISLODGED, width=2)
+        for o in self.scene.orders:
+            if o.kind == "disband" or (o.kind == "build" and o.ok is False):
+                _cross(self.draw, *self.unit_at(o.unit), r=7)
+
+    def bands(self) -> None:
+        layout = self.art.layout
+        self.draw.text((10, 7), self.scene.title, font=font(18), fill=art.LABEL)
+        if self.scene.subtitle:
+            right = layout["width"] - 10 - self.draw.textlength(self.scene.subtitle, font=font(13))
+            self.draw.text((right, 11), self.scene.subtitle, font=font(13), fill=art.LABEL)
+        counts: dict[str, int] = {}
+        for power in self.scene.centres.values():
+            key = MINOR_KEY if self.variant.powers[power].minor else power
+            counts[key] = counts.get(key, 0) + 1
+        entries = [(p.name, self.ink[p.name]) for p in self.variant.powers.values() if not p.minor]
+        minors = [p.name for p in self.variant.powers.values() if p.minor]
+        if minors:
+            entries.append((MINOR_KEY, self.ink[minors[0]]))
+        per_row = max(1, layout["width"] // 200)
+        top = layout["legend_top"] + 6
+        f = font(13)
+        for i, (name, ink) in enumerate(entries):
+            x, y = 12 + (i % per_row) * 200, top + (i // per_row) * 22
+            self.draw.rectangle([x, y + 2, x + 16, y + 14], fill=ink, outline=BLACK)
+            self.draw.text((x + 22, y), f"{name} {counts.get(name, 0)}", font=f, fill=art.LABEL)
+
+    def png(self) -> bytes:
+        self.image.putpalette(bytes(self.pal.entries))
+        buf = io.BytesIO()
+        self.image.save(buf, format="PNG", compress_level=6)
+        return buf.getvalue()
+
+
+def render(variant: Variant, scene: Scene, palette: str = "rulebook") -> bytes:
+    """The scene drawn on the variant's board, as PNG bytes."""
+    picture = _Picture(variant, scene, palette)
+    picture.tint()
+    picture.retreat_options()
+    picture.orders()
+    picture.units()
+    picture.bands()
+    return picture.png()
+
+
+# --- scenes -----------------------------------------------------------------------------------------
+
+
+def _label(variant: Variant, state: GameState) -> str:
+    return variant.phase_label(state.phase)
+
+
+def position_scene(variant: Variant, state: GameState, game: str = "") -> Scene:
+    """A position as it stands: units, centres, and in a retreat phase the dislodged units with
+    where they may go."""
+    title = f"{game}: {_label(variant, state)}" if game else _label(variant, state)
+    return Scene(title=title, units=list(state.units.values()), centres=dict(state.supply_centres),
+                 dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle="position")
+
+
+def results_scene(variant: Variant, before: GameState, report: dict, game: str = "") -> Scene:
+    """A phase adjudicated (a report of gm/lifecycle/report.py): the position it started from,
+    every public order with its result, the units dislodged and where they may retreat."""
+    orders = [o for e in report.get("orders", []) if (o := drawn_order(e["power"], e["order"], e["result"]))]
+    dislodged = []
+    for d in report.get("dislodged", []):
+        kind, _, location = d["unit"].partition(" ")
+        dislodged.append((Unit(d["power"], UnitType(kind), location), tuple(d.get("retreats", ()))))
+    units = list(before.units.values())
+    if before.phase.kind is PhaseKind.RETREAT:
+        units += [d.unit for d in before.dislodged.values()]
+    title = f"{game}: {_label(variant, before)}" if game else _label(variant, before)
+    return Scene(title=title, units=units, centres=dict(before.supply_centres), orders=orders,
+                 dislodged=dislodged if before.phase.kind is PhaseKind.MOVEMENT else
+                 [(d.unit, ()) for d in before.dislodged.values()],
+                 subtitle="orders and results")
+
+
+def run_scene(run: "CaseRun") -> Scene:
+    """A case of a case file as `gm adjudicate` ran it."""
+    state = run.state
+    adjudication = run.adjudication
+    orders: list[DrawnOrder] = []
+    dislodged: list[tuple[Unit, tuple[str, ...]]] = []
+    if adjudication is not None:
+        for r in adjudication.results:
+            o = drawn_order(r.order.power, str(r.order), r.result.value)
+            if o is not None:
+                orders.append(o)
+        if state.phase.kind is PhaseKind.MOVEMENT:
+            dislodged = [(d.unit, d.retreats) for d in adjudication.dislodged.values()]
+    else:
+        orders = [o for e in run.entries if e.order is not None and (o := drawn_order(e.order.power, str(e.order)))]
+    units = list(state.units.values())
+    if state.phase.kind is PhaseKind.RETREAT:
+        units += [d.unit for d in state.dislodged.values()]
+        dislodged = [(d.unit, ()) for d in state.dislodged.values()]
+    title = f"{run.case.id}: {_label(run.variant, state)}"
+    return Scene(title=title, units=units, centres=dict(state.supply_centres), orders=orders,
+                 dislodged=dislodged, subtitle="orders and results" if adjudication else "orders")
+
+
+def render_run(run: "CaseRun", palette: str = "rulebook") -> bytes:
+    return render(run.variant, run_scene(run), palette)
+
+
+def units_of(scene: Scene) -> Iterable[Unit]:
+    return list(scene.units) + [u for u, _ in scene.dislodged]
+
+
+__all__: Sequence[str] = ("DrawnOrder", "Scene", "drawn_order", "power_colours", "render", "position_scene",
+                          "results_scene", "run_scene", "render_run", "PALETTES")
