@@ -132,7 +132,8 @@ def _game_new(args: argparse.Namespace) -> int:
     try:
         with transaction(make_session_factory(make_engine(settings.db_url))) as session:
             game = create_game(session, args.name, args.variant, actor="gm (command line)")
-            game.options = {OPTION_KEY: rules.to_options(), "masters": [m.strip().lower() for m in args.master or []]}
+            game.options = {OPTION_KEY: rules.to_options(), "masters": [m.strip().lower() for m in args.master or []],
+                            "map_palette": args.map_palette}
             name, variant = game.name, game.variant
     except (GameError, VariantError) as e:
         print(f"gm game new: {e}", file=sys.stderr)
@@ -424,6 +425,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--remind-before", dest="remind_before", metavar="DURATION", help="reminders this long before a deadline (default 24h; 0: none)")
     rules.add_argument("--absence-days", dest="absence_days", help="the longest SET ABSENCE, in days (default 14)")
     game_new.add_argument("--master", action="append", metavar="ADDRESS", help="the GM's address: gets a copy of every results mail, with the secret allocations (may be repeated)")
+    game_new.add_argument("--map-palette", dest="map_palette", choices=("rulebook", "colourblind"), default="rulebook",
+                          help="the powers' colours on the maps: the rulebook's (default) or a colour-blind-safe set")
     game_new.add_argument("--config", metavar="FILE", help=config_help)
     game_new.set_defaults(func=_game_new)
     game_start = game_sub.add_parser("start", help="start a forming game now, with the powers taken so far")

@@ -12,7 +12,6 @@ import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import shapely
@@ -21,7 +20,8 @@ from shapely.geometry.base import BaseGeometry
 
 from gm.engine.graph import Terrain
 from gm.engine.variant import Variant
-from gm.variants import load_variant, maps_dir, REGISTRY
+from gm.maps.art import art_dir
+from gm.variants import load_variant, maps_dir
 
 GSHHS_RESOLUTION = "i"  # about 1 km: a pixel is about 4 km at 1,200 px across Europe
 MIN_ISLAND_DEG2 = 0.002  # islands under about 20 km2 are too small to see
@@ -52,20 +52,11 @@ class Geography:
         return int(self.frame.get("width", 1200))
 
 
-def art_folder(variant_name: str) -> str:
-    """The folder whose geography.toml and art/ a variant uses (`base = "<folder>"` shares another's)."""
-    folder = REGISTRY[variant_name][0]
+def read_geography(variant_name: str) -> Geography:
+    folder = art_dir(variant_name).parent.name  # a variant may draw on another's board (`base = ...`)
     path = maps_dir() / folder / "geography.toml"
     if not path.exists():
         raise GeographyError(f"{variant_name}: no {path}")
-    with path.open("rb") as fh:
-        data = tomllib.load(fh)
-    return data.get("base", folder)
-
-
-def read_geography(variant_name: str) -> Geography:
-    folder = art_folder(variant_name)
-    path = maps_dir() / folder / "geography.toml"
     raw = path.read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
     return Geography(

@@ -11,7 +11,7 @@ import io
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from PIL import Image, ImageDraw
 
@@ -39,6 +39,7 @@ PALETTES = ("rulebook", "colourblind")
 DEFAULT_COLOUR = "#888888"
 MINOR_KEY = "Minor powers"
 TINT = 0.6  # how much of a power's colour a space it owns takes
+MIN_TINT_LUMA = 135
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,18 @@ def _mix(colour: str, base: str, share: float) -> tuple[int, int, int]:
     return tuple(round(share * x + (1 - share) * y) for x, y in zip(c, b))  # type: ignore[return-value]
 
 
-def _contrast(colour: str) -> int:
-    r, g, b = _rgb(colour)
-    return BLACK if 0.299 * r + 0.587 * g + 0.114 * b > 140 else WHITE
+def _luma(rgb: tuple[int, int, int]) -> float:
+    r, g, b = rgb
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def tint(colour: str) -> tuple[int, int, int]:
+    """The colour of a space a power owns: its colour mixed into the land's, light enough that
+    the black labels stay readable (a black power's land is grey, not black)."""
+    share = TINT
+    while share > 0.2 and _luma(_mix(colour, art.LAND, share)) < MIN_TINT_LUMA:
+        share -= 0.05
+    return _mix(colour, art.LAND, share)
 
 
 class _Palette:
@@ -220,7 +230,7 @@ class _Picture:
             index = POWER_INK + min(i, MAX_INKS - 1)
             self.pal.set(index, _rgb(colour))
             self.ink[power] = index
-            self.edge[power] = WHITE if _contrast(colour) == WHITE and _rgb(colour) < (60, 60, 60) else BLACK
+            self.edge[power] = WHITE if _luma(_rgb(colour)) < 70 else BLACK  # a black power's units: white lines
         dx, dy = self.art.layout["dislodged_offset"]
         self.offset = (dx, dy)
         self.out = {d[0].province for d in scene.dislodged}
@@ -249,10 +259,9 @@ class _Picture:
         for space, power in owner.items():
             entry = spaces.get(space)
             if entry is not None and power in self.colours:
-                self.pal.set(entry["id"], _mix(self.colours[power], art.LAND, TINT))
+                self.pal.set(entry["id"], tint(self.colours[power]))
 
     def orders(self) -> None:
-        moves = {o.unit: o for o in self.scene.orders if o.kind in ("move", "retreat")}
         for o in sorted(self.scene.orders, key=lambda o: o.kind != "support"):  # supports under moves
             ink = self.ink.get(o.power, BLACK)
             if o.kind in ("move", "retreat"):
@@ -280,7 +289,6 @@ class _Picture:
                 x, y = self.at(o.unit)
                 self.draw.ellipse([x - 16, y - 14, x + 16, y + 14], outline=BLACK if o.ok is not False else FAILED, width=3)
                 self.draw.ellipse([x - 14, y - 12, x + 14, y + 12], outline=ink, width=2)
-        del moves
 
     def retreat_options(self) -> None:
         for unit, options in self.scene.dislodged:
@@ -405,10 +413,6 @@ def run_scene(run: "CaseRun") -> Scene:
 
 def render_run(run: "CaseRun", palette: str = "rulebook") -> bytes:
     return render(run.variant, run_scene(run), palette)
-
-
-def units_of(scene: Scene) -> Iterable[Unit]:
-    return list(scene.units) + [u for u, _ in scene.dislodged]
 
 
 __all__: Sequence[str] = ("DrawnOrder", "Scene", "drawn_order", "power_colours", "render", "position_scene",
