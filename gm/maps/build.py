@@ -26,6 +26,7 @@ UNIT_BOX = (24, 18)  # room a unit icon takes, centred on its point
 DISLODGED_OFFSET = (13, 11)  # a dislodged unit is drawn this far from its province's unit point
 LABEL_SIZE = 11
 CENTRE_R = 4
+SHORE = 14  # a label may sit on the water this close to its space
 
 
 def legend_rows(entries: int, width: int) -> int:
@@ -58,24 +59,26 @@ class Canvas:
         return (x - self.minx) * self.scale, TITLE_H + (self.maxy - y) * self.scale
 
 
-def _fill(draw: ImageDraw.ImageDraw, geom, index: int, holes: int | None) -> None:
+def _fill(image: Image.Image, geom, index: int) -> None:
+    """Paint `geom` (holes left as they were: an island in a sea is not the sea's) in `index`."""
     for poly in shapely.get_parts(geom):
         if poly.geom_type != "Polygon" or poly.is_empty:
             continue
-        draw.polygon([tuple(p) for p in np.asarray(poly.exterior.coords)], fill=index)
-        if holes is not None:
-            for ring in poly.interiors:
-                draw.polygon([tuple(p) for p in np.asarray(ring.coords)], fill=holes)
+        mask = Image.new("1", image.size, 0)
+        draw = ImageDraw.Draw(mask)
+        draw.polygon([tuple(p) for p in np.asarray(poly.exterior.coords)], fill=1)
+        for ring in poly.interiors:
+            draw.polygon([tuple(p) for p in np.asarray(ring.coords)], fill=0)
+        image.paste(index, mask=mask)
 
 
 def rasterise(board: Board, canvas: Canvas, order: list[str]) -> np.ndarray:
     """The id raster: each space's index, OFF_BOARD, WATER; then borders and coastlines over them."""
     image = Image.new("P", (canvas.width, canvas.height), art.WATER)
-    draw = ImageDraw.Draw(image)
-    _fill(draw, canvas.geom(board.off_board), art.OFF_BOARD, None)
-    for k in sorted(order, key=lambda k: -board.regions[k].area):  # small ones last: they fill the holes
-        _fill(draw, canvas.geom(board.regions[k]), order.index(k), art.WATER)
-    _fill(draw, canvas.geom(board.lakes), art.WATER, None)
+    _fill(image, canvas.geom(board.off_board), art.OFF_BOARD)
+    for i, k in enumerate(order):
+        _fill(image, canvas.geom(board.regions[k]), i)
+    _fill(image, canvas.geom(board.lakes), art.WATER)
     ids = np.array(image, dtype=np.uint8)
     terrain = board.variant.map.provinces
     water = np.zeros(256, bool)
@@ -106,8 +109,9 @@ def rasterise(board: Board, canvas: Canvas, order: list[str]) -> np.ndarray:
 class _Free:
     """Where on the raster a box may still go: inside a space, clear of what is placed."""
 
-    def __init__(self, ids: np.ndarray):
+    def __init__(self, ids: np.ndarray, water: np.ndarray):
         self.ids = ids
+        self.water = water  # palette index -> is it water (a sea space, a lake)
         self.taken = np.zeros(ids.shape, np.int32)
 
     @staticmethod
@@ -124,42 +128,51 @@ class _Free:
     def take(self, x0: int, y0: int, w: int, h: int) -> None:
         self.taken[max(0, y0):y0 + h, max(0, x0):x0 + w] = 1
 
-    def place(self, index: int, w: int, h: int, near: tuple[float, float], inside: bool = True,
-              reach: int = 60) -> tuple[int, int] | None:
-        """Top-left of the free w x h box nearest `near`: wholly inside space `index` if it can be,
-        else anywhere within `reach` pixels (over water or a neighbour) that is clear."""
+    def place(self, index: int, w: int, h: int, near: tuple[float, float], reach: int = 60,
+              offshore: bool = True) -> tuple[int, int] | None:
+        """Top-left of the clear w x h box for space `index` nearest `near`, within `reach` pixels:
+        wholly inside the space if that can be; else what costs least, each pixel in water by the
+        space's own shore costing a little (a label just offshore reads well, unless `offshore`
+        is false) and each over a coastline, another land space or far water much more (it would
+        seem to name that)."""
         nx, ny = near
         H, W = self.ids.shape
         y0, y1 = max(0, int(ny) - reach - h), min(H, int(ny) + reach + h)
         x0, x1 = max(0, int(nx) - reach - w), min(W, int(nx) + reach + w)
         window = self.ids[y0:y1, x0:x1]
         clear = self._box_counts(self._sums(self.taken[y0:y1, x0:x1] > 0), w, h) == 0
+        own = (window == index) | (window == art.LAND_BORDER) | (window == art.SEA_BORDER)
+        shore = np.zeros(window.shape, bool)  # water within SHORE pixels of the space
+        if offshore:
+            shore[SHORE:-SHORE, SHORE:-SHORE] = self._box_counts(self._sums(window == index), 2 * SHORE + 1, 2 * SHORE + 1) > 0
+        wet = self.water[window] & ~own & shore
+        far = self.water[window] & ~own & ~shore
+        fixed = (window >= art.FIRST_INK) & ~own & ~self.water[window] & (window != art.COASTLINE)
+        clear &= self._box_counts(self._sums(fixed), w, h) == 0  # never over a band, a label, an arrow
+        if not clear.any():
+            return None
         ys, xs = np.mgrid[0:clear.shape[0], 0:clear.shape[1]]
-        dist = (xs + x0 + w / 2 - nx) ** 2 + (ys + y0 + h / 2 - ny) ** 2
-        band = self._box_counts(self._sums((window >= art.FIRST_INK) & (window != art.LAND_BORDER)
-                                           & (window != art.SEA_BORDER) & (window != art.COASTLINE)), w, h) == 0
-        options = [clear & band]
-        if inside:
-            fits = self._box_counts(self._sums((window == index) | (window == art.LAND_BORDER)
-                                               | (window == art.SEA_BORDER)), w, h) == w * h
-            options.insert(0, clear & fits)
-        for ok in options:
-            if ok.any():
-                j = np.argmin(np.where(ok, dist, np.inf))
-                y, x = np.unravel_index(j, ok.shape)
-                return int(x + x0), int(y + y0)
-        return None
+        cost = np.hypot(xs + x0 + w / 2 - nx, ys + y0 + h / 2 - ny)
+        inside = self._box_counts(self._sums(own), w, h) == w * h
+        if not (clear & inside).any():
+            cost = (cost + 0.3 * self._box_counts(self._sums(wet), w, h) + 2 * self._box_counts(self._sums(far), w, h)
+                    + 20 * self._box_counts(self._sums(~own & ~wet & ~far), w, h))
+        ok = clear & inside if (clear & inside).any() else clear
+        y, x = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), ok.shape)
+        return int(x + x0), int(y + y0)
 
 
 def _unit_spot(ids: np.ndarray, index: int, land: np.ndarray, start: tuple[float, float], reach: int = 40
                ) -> tuple[float, float]:
     """Where a unit of space `index` goes: the point nearest `start` (the middle of the space)
-    where its icon covers no other land space (for a sea: no other space) and mostly its own."""
+    where its icon covers no other space of its kind (land, or sea) and mostly its own. An army
+    overhanging its coast, or a fleet in a strait overhanging the shores, is still plainly where
+    it is; one over a neighbour of its kind would seem to stand there."""
     w, h = UNIT_BOX[0] - 6, UNIT_BOX[1] - 6
     x0, y0 = max(0, int(start[0]) - reach - w), max(0, int(start[1]) - reach - h)
     window = ids[y0:int(start[1]) + reach + h, x0:int(start[0]) + reach + w]
     others = (window != index) & (window < art.FIRST_INK)
-    bad = others & land[window] if land[index] else others
+    bad = others & (land[window] == land[index])
     ok = (_Free._box_counts(_Free._sums(bad), w, h) == 0) & (
         _Free._box_counts(_Free._sums(window == index), w, h) >= w * h // 2)
     if not ok.any():
@@ -204,7 +217,10 @@ def layout_points(board: Board, canvas: Canvas, order: list[str], ids: np.ndarra
                 near = shapely.intersection(main, shapely.union_all([px[s] for s in seas]).buffer(28)) if seas else main
                 entry["coasts"][coast] = _inner_point(_largest(near) if not near.is_empty else main)
         spaces[k] = entry
-    free = _Free(ids)
+    water = ~land
+    water[art.FIRST_INK:] = False
+    water[art.WATER] = True
+    free = _Free(ids, water)
     w, h = UNIT_BOX
     dx, dy = DISLODGED_OFFSET
     for k, entry in spaces.items():
@@ -229,7 +245,7 @@ def layout_points(board: Board, canvas: Canvas, order: list[str], ids: np.ndarra
         if game_map.provinces[k].supply_centre:
             d = 2 * CENTRE_R + 3
             lx, ly = spot[0] + tw / 2, spot[1] + th + d / 2
-            spot = free.place(entry["id"], d, d, (lx, ly))
+            spot = free.place(entry["id"], d, d, (lx, ly), offshore=False)
             if spot is None:
                 raise GeographyError(f"no room for the centre marker of {k}")
             free.take(*spot, d, d)
@@ -238,7 +254,7 @@ def layout_points(board: Board, canvas: Canvas, order: list[str], ids: np.ndarra
         x, y = entry["unit"]
         box = ids[round(y - h / 2) + 3:round(y + h / 2) - 3, round(x - w / 2) + 3:round(x + w / 2) - 3]
         others = (box != entry["id"]) & (box < art.FIRST_INK)
-        entry["cramped"] = bool((others & land[box]).any()) if land[entry["id"]] else bool(others.any())
+        entry["cramped"] = bool((others & (land[box] == land[entry["id"]])).any())
     return spaces
 
 
