@@ -155,7 +155,7 @@ class _Free:
         cost = np.hypot(xs + x0 + w / 2 - nx, ys + y0 + h / 2 - ny)
         inside = self._box_counts(self._sums(own), w, h) == w * h
         if not (clear & inside).any():
-            cost = (cost + 0.3 * self._box_counts(self._sums(wet), w, h) + 2 * self._box_counts(self._sums(far), w, h)
+            cost = (cost + 0.3 * self._box_counts(self._sums(wet), w, h) + 20 * self._box_counts(self._sums(far), w, h)
                     + 20 * self._box_counts(self._sums(~own & ~wet & ~far), w, h))
         ok = clear & inside if (clear & inside).any() else clear
         y, x = np.unravel_index(np.argmin(np.where(ok, cost, np.inf)), ok.shape)
@@ -259,17 +259,11 @@ def layout_points(board: Board, canvas: Canvas, order: list[str], ids: np.ndarra
 
 
 def _stamp(ids: np.ndarray, spaces: dict[str, dict], board: Board, canvas: Canvas) -> list[dict]:
-    """Labels, centre markers and crossings drawn into the raster; the crossings' arrows returned."""
+    """Crossings, then labels and centre markers (over the arrows), drawn into the raster; the
+    crossings' arrows returned."""
     image = Image.fromarray(ids, "P")
     draw = ImageDraw.Draw(image)
     draw.fontmode = "1"
-    f = font(LABEL_SIZE)
-    for k, entry in spaces.items():
-        text = board.variant.map.provinces[k].name if entry["terrain"] == "impassable" else k
-        draw.text(tuple(entry["label"]), text, font=f, fill=art.LABEL)
-        if "centre" in entry:
-            x, y = entry["centre"]
-            draw.ellipse([x - CENTRE_R, y - CENTRE_R, x + CENTRE_R, y + CENTRE_R], fill=art.CENTRE, outline=art.CENTRE_RING, width=2)
     crossings = []
     for c in board.geography.crossing:
         a, b = c["between"]
@@ -284,6 +278,13 @@ def _stamp(ids: np.ndarray, spaces: dict[str, dict], board: Board, canvas: Canva
         _arrow(draw, p, q, art.CROSSING)
         _arrow(draw, q, p, art.CROSSING)
         crossings.append({"between": [a, b], "from": [round(p[0], 1), round(p[1], 1)], "to": [round(q[0], 1), round(q[1], 1)]})
+    f = font(LABEL_SIZE)
+    for k, entry in spaces.items():
+        text = board.variant.map.provinces[k].name if entry["terrain"] == "impassable" else k
+        draw.text(tuple(entry["label"]), text, font=f, fill=art.LABEL)
+        if "centre" in entry:
+            x, y = entry["centre"]
+            draw.ellipse([x - CENTRE_R, y - CENTRE_R, x + CENTRE_R, y + CENTRE_R], fill=art.CENTRE, outline=art.CENTRE_RING, width=2)
     ids[:] = np.array(image)
     return crossings
 
