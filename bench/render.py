@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from peers import _version, diplomacy_order
+from peers import DiplomacyPeer, PhaseRecord, _version
 
 from gm.casefile import CaseRun, read_cases, run_case, select_cases
 from gm.engine.model import PhaseKind, UnitType
@@ -89,43 +89,22 @@ def phase_name(run: CaseRun) -> str:
 
 
 def diplomacy_game(run: CaseRun) -> Any:
-    """A diplomacy Game on the standard map holding the run's units, centres and orders."""
-    from diplomacy import Game
-
+    """A diplomacy Game on the standard map holding the run's units, centres and orders (set up
+    as bench/adjudicate.py sets up its peer: bench/peers.py)."""
     if run.variant.name.lower() != "standard":
         raise SystemExit(f"the peer has the standard map only, not {run.variant.name}")
     if run.state.phase.kind is not PhaseKind.MOVEMENT:
         raise SystemExit("the benchmark renders a movement phase with its orders")
-    game = Game(map_name="standard")
-    game.clear_units()
-    game.clear_centers()
-    game.set_current_phase(phase_name(run))
-    state = run.state
-    units: dict[str, list[str]] = {}
-    for u in state.units.values():
-        units.setdefault(u.power.upper(), []).append(f"{u.type.value} {u.location}")
-    for power, us in units.items():
-        game.set_units(power, us, reset=True)
-    centres: dict[str, list[str]] = {}
-    for prov, owner in state.supply_centres.items():
-        centres.setdefault(owner.upper(), []).append(prov)
-    for power, cs in centres.items():
-        game.set_centers(power, cs, reset=True)
-    orders: dict[str, list[str]] = {}
-    for e in run.entries:
-        if e.order is not None:
-            orders.setdefault(e.order.power.upper(), []).append(diplomacy_order(e.order, state))
-    for power, texts in orders.items():
-        game.set_orders(power, texts)
-        accepted = game.get_orders(power)
-        if len(accepted) != len(texts):
-            raise SystemExit(f"diplomacy dropped orders of {power}: {sorted(set(texts) - set(accepted))} "
-                             f"(errors {game.error})")
+    orders = [e.order for e in run.entries if e.order is not None]
+    try:
+        game, _ = DiplomacyPeer().prepare(PhaseRecord(0, phase_name(run), run.state, orders))
+    except ValueError as e:
+        raise SystemExit(str(e)) from e
     if game.error:
         raise SystemExit(f"diplomacy did not take the position: {game.error}")
     placed = sum(len(p.units) for p in game.powers.values())
-    if placed != len(state.units):
-        raise SystemExit(f"diplomacy holds {placed} units, the case {len(state.units)}")
+    if placed != len(run.state.units):
+        raise SystemExit(f"diplomacy holds {placed} units, the case {len(run.state.units)}")
     return game
 
 

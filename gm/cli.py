@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
@@ -148,17 +150,13 @@ def _game_start(args: argparse.Namespace) -> int:
     from gm.games import masters
     from gm.lifecycle.phases import start
     from gm.mail.game_mail import queue_start
-    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.store.models import GameStatus, utcnow
 
     settings = _load_settings(args)
-    if not _valid_name(args.name, "start"):
-        return 2
-    upgrade(settings.db_url)
-    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-        game = _named_game(session, args.name, "start")
-        if game is None:
+    with _stored_game(settings, args.name, "game start") as found:
+        if found is None:
             return 2
+        session, game = found
         if game.status != GameStatus.FORMING:
             print(f"gm game start: {game.name} is {game.status}, not forming", file=sys.stderr)
             return 2
@@ -201,7 +199,6 @@ def _game_show(args: argparse.Namespace) -> int:
 
     from gm.games import active_players, current_phase, orders_due, variant_of
     from gm.lifecycle.house_rules import rules_of
-    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 
     settings = _load_settings(args)
     zone = ZoneInfo(settings.timezone)
@@ -209,13 +206,10 @@ def _game_show(args: argparse.Namespace) -> int:
     def when(moment: datetime) -> str:
         return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
-    if not _valid_name(args.name, "show"):
-        return 2
-    upgrade(settings.db_url)
-    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-        game = _named_game(session, args.name, "show")
-        if game is None:
+    with _stored_game(settings, args.name, "game show") as found:
+        if found is None:
             return 2
+        session, game = found
         variant = variant_of(game)
         phase = current_phase(session, game)
         players = {p.power: p for p in active_players(session, game)}
@@ -251,26 +245,26 @@ def _game_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _valid_name(name: str, command: str) -> bool:
-    """Whether `name` can name a game; if not, `gm game COMMAND` says why (before any database work)."""
-    from gm.games import GameError, game_name
+@contextmanager
+def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[Session, Game] | None]:
+    """The game called `name`, in a transaction; None when no game can have that name or none
+    has it, `gm COMMAND` having said which (a bad name before any database work)."""
+    from gm.games import GameError, find_game, game_name
+    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 
     try:
         game_name(name)
     except GameError as e:
-        print(f"gm game {command}: {e}", file=sys.stderr)
-        return False
-    return True
-
-
-def _named_game(session: Session, name: str, command: str) -> Game | None:
-    """The game called `name`; if there is none, `gm game COMMAND` says so."""
-    from gm.games import find_game
-
-    game = find_game(session, name)
-    if game is None:
-        print(f"gm game {command}: there is no game called {name.strip().lower()}: gm game list shows them", file=sys.stderr)
-    return game
+        print(f"gm {command}: {e}", file=sys.stderr)
+        yield None
+        return
+    upgrade(settings.db_url)
+    with transaction(make_session_factory(make_engine(settings.db_url))) as session:
+        game = find_game(session, name)
+        if game is None:
+            print(f"gm {command}: there is no game called {name.strip().lower()}: gm game list shows them",
+                  file=sys.stderr)
+        yield (session, game) if game is not None else None
 
 
 def _columns(rows: list[list[str]]) -> list[str]:
@@ -331,16 +325,10 @@ def _map_render(args: argparse.Namespace) -> int:
         from gm.games import variant_of
         from gm.lifecycle.phase_names import read_phase
         from gm.mail.game_mail import stored_map
-        from gm.store.db import make_engine, make_session_factory, transaction, upgrade
-
-        settings = _load_settings(args)
-        if not _valid_name(args.game, "map render"):
-            return 2
-        upgrade(settings.db_url)
-        with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-            game = _named_game(session, args.game, "map render")
-            if game is None:
+        with _stored_game(_load_settings(args), args.game, "map render") as found:
+            if found is None:
                 return 2
+            session, game = found
             phase = read_phase(variant_of(game), args.phase) if args.phase else None
             if args.phase and phase is None:
                 print(f"gm map render: {args.phase!r} is no phase (e.g. 'Spring 1901', S1901, F1901R)", file=sys.stderr)

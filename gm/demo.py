@@ -353,7 +353,7 @@ class Demo:
             for i, row in enumerate(outbound, 1):
                 counts["out"][row.kind] += 1
                 name = who.get(row.to_addr, _slug(row.to_addr))
-                raw = build_message(Outgoing.of(row), GM)
+                raw = build_message(Outgoing.of(row, session), GM)
                 (folder / "out" / f"{i:03d}-to-{name}-{row.kind}.eml").write_bytes(raw)
         return counts
 

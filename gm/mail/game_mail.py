@@ -32,7 +32,7 @@ from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
 from gm.mail.message import ACK_MARKER
 from gm.mail.reply import render
-from gm.store.models import Game, OutboundMail, Player, new_message_id
+from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
 
 log = logging.getLogger(__name__)
 
@@ -302,32 +302,74 @@ def _insert(session: Session, rows: list[dict[str, Any]]) -> int:
     return len(rows)
 
 
-def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], befores: Sequence[GameState | None],
-          now: GameState | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, str]]]:
+def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase_ids: Sequence[int],
+          now_id: int | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
     """The Content-ID of each phase's map (its orders and their results; None: no map), that of
-    the map of the position the game is in now, and the inline attachments that carry them."""
+    the map of the position the game is in now, and the inline attachments that carry them. The
+    attachments name the pictures (phase and kind); the sender draws them (draw_attachments), so
+    that adjudication at a deadline does not wait for pictures, nor stores one per reader."""
+    if not has_art(variant.name):
+        return [None] * len(reports), None, []
     palette = map_palette(game)
-    attachments: list[dict[str, str]] = []
+    attachments: list[dict[str, Any]] = []
 
-    def attach(png: bytes | None, name: str) -> str | None:
-        if png is None:
-            return None
+    def attach(phase_id: int, kind: str, name: str) -> str:
         cid = new_message_id(domain).strip("<>")
-        attachments.append({"filename": f"{game.name}-{name}.png", "content_type": "image/png",
-                            "data": base64.b64encode(png).decode("ascii"), "content_id": cid})
+        attachments.append({"filename": f"{game.name}-{name}.png", "content_type": "image/png", "content_id": cid,
+                            "map": {"phase": phase_id, "kind": kind, "palette": palette}})
         return cid
 
     cids: list[str | None] = []
-    for report, before in zip(reports, befores, strict=True):
+    for report, phase_id in zip(reports, phase_ids, strict=True):
         name = _season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
-        png = draw_map(variant, results_scene(variant, before, report, game.name), palette) if before else None
-        cids.append(attach(png, f"{name}-{kind}"))
-    position_cid = None
-    if now is not None:
-        png = draw_map(variant, position_scene(variant, now, game.name), palette)
-        position_cid = attach(png, "now")
+        cids.append(attach(phase_id, "results", f"{name}-{kind}"))
+    position_cid = attach(now_id, "position", "now") if now_id is not None else None
     return cids, position_cid, attachments
+
+
+# Content-ID -> base64 PNG: the readers of one results mail share its pictures (and their
+# Content-IDs, new each time results are queued, so a picture is never taken for another).
+_DRAWN: dict[str, str | None] = {}
+_DRAWN_KEPT = 64  # a batch of results mails shares a few pictures: keep the last ones drawn
+
+
+def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """The attachments of an outbox row as sent: a map named by its phase and kind is drawn now,
+    once for all the readers of that phase (the same picture for each: maps hold no secret). A
+    picture that cannot be drawn is left out, logged."""
+    if not attachments or not any("map" in a for a in attachments):
+        return attachments
+    out = []
+    for attachment in attachments:
+        spec = attachment.get("map")
+        if spec is None:
+            out.append(attachment)
+            continue
+        key = str(attachment["content_id"])
+        if key not in _DRAWN:
+            _DRAWN[key] = _draw_stored(session, int(spec["phase"]), str(spec["kind"]), str(spec.get("palette") or "rulebook"))
+            while len(_DRAWN) > _DRAWN_KEPT:
+                del _DRAWN[next(iter(_DRAWN))]
+        data = _DRAWN[key]
+        if data is not None:
+            out.append({k: v for k, v in attachment.items() if k != "map"} | {"data": data})
+    return out
+
+
+def _draw_stored(session: Session, phase_id: int, kind: str, palette: str) -> str | None:
+    row = session.get(GamePhase, phase_id)
+    if row is None:
+        log.error("no phase %s to draw", phase_id)
+        return None
+    game = session.get(Game, row.game_id)
+    variant = variant_of(game)
+    if kind == "results" and row.results_json:
+        scene = results_scene(variant, position(row), row.results_json, game.name)
+    else:
+        scene = position_scene(variant, position(row), game.name)
+    png = draw_map(variant, scene, palette)
+    return base64.b64encode(png).decode("ascii") if png is not None else None
 
 
 def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,
@@ -344,8 +386,8 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         reports = [end.report for end in progress.ended]
         befores: list[GameState | None] = [position(end.row) for end in progress.ended]
         current = current_phase(session, game)
-        cids, position_cid, attachments = _maps(game, variant, reports, befores,
-                                                current.state if current is not None else None, domain)
+        cids, position_cid, attachments = _maps(game, variant, reports, [end.row.id for end in progress.ended],
+                                                current.row.id if current is not None else None, domain)
         subject = results_subject(game, reports)
         readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
         readers += [(address, None, True) for address in gm_addresses]

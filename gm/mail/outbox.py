@@ -67,14 +67,20 @@ class Outgoing:
     generated: bool = False
 
     @classmethod
-    def of(cls, row: OutboundMail) -> Outgoing:
+    def of(cls, row: OutboundMail, session: Session | None = None) -> Outgoing:
+        """The row as the sender needs it; with `session`, its maps drawn (see draw_attachments)."""
+        attachments = row.attachments
+        if session is not None:
+            from gm.mail.game_mail import draw_attachments  # the results mail's module, and all it imports
+
+            attachments = draw_attachments(session, attachments)
         return cls(
             id=row.id,
             message_id=row.message_id,
             to_addr=row.to_addr,
             subject=row.subject,
             body_text=row.body_text,
-            attachments=row.attachments,
+            attachments=attachments,
             in_reply_to=row.in_reply_to,
             created_at=row.created_at,
             attempts=row.attempts,
@@ -404,7 +410,7 @@ class OutboxSender:
                 ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
-            mails = [Outgoing.of(row) for row in rows]
+            mails = [Outgoing.of(row, session) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})

@@ -65,6 +65,7 @@ class Art:
         return tuple(xy or entry["unit"])  # type: ignore[return-value]
 
 
+@cache
 def art_dir(variant_name: str) -> Path:
     """maps/<folder>/art of a variant; a geography.toml saying `base = "<folder>"` shares that folder's."""
     folder = REGISTRY[canonical_name(variant_name)][0]
@@ -75,6 +76,7 @@ def art_dir(variant_name: str) -> Path:
     return maps_dir() / folder / "art"
 
 
+@cache
 def has_art(variant_name: str) -> bool:
     return (art_dir(variant_name) / "layout.json").exists()
 

@@ -306,7 +306,10 @@ def test_results_go_to_every_player_and_a_gm_copy_to_the_gm_only(session_factory
     assert master.subject == "[ae1] Spring 1763 results (GM copy)"
     for row in rows:
         assert (row.kind, row.game_id, row.in_reply_to, row.references) == ("results", game_id, thread, thread)
-        assert row.inbound_id is None and row.attachments is None
+        assert row.inbound_id is None
+        # the maps of the phase and of the position now, named for the sender to draw
+        assert [a["map"]["kind"] for a in row.attachments or []] == ["results", "position"]
+        assert row.attachments == master.attachments
         assert "Sardinia:" in row.body_text and "A SAV S A TUS" in row.body_text  # what the minor unit did
     assert "DP 2 A SAV S A TUS" in france.body_text and "DP 1 A SAV H" not in france.body_text
     assert "DP 1 A SAV H" in austria.body_text and "DP 2" not in austria.body_text
@@ -316,7 +319,8 @@ def test_results_go_to_every_player_and_a_gm_copy_to_the_gm_only(session_factory
     deadline = next(line for line in russia.body_text.splitlines() if line.startswith("Next: "))
     assert deadline.startswith("Next: Fall 1763, Movement, deadline ") and deadline.endswith("(Europe/London)")
 
-    raw = build_message(Outgoing.of(france), GM)
+    with transaction(session_factory) as s:
+        raw = build_message(Outgoing.of(france, s), GM)
     msg = parse(raw)
     assert msg.get_content_type() == "multipart/alternative"
     assert msg["In-Reply-To"] == thread and msg["References"] == thread
@@ -325,7 +329,7 @@ def test_results_go_to_every_player_and_a_gm_copy_to_the_gm_only(session_factory
     plain, markup = msg.get_body(("plain",)), msg.get_body(("html",))
     assert plain is not None and markup is not None
     assert plain.get_content().replace("\r\n", "\n") == france.body_text
-    assert "<img" not in markup.get_content() and not list(msg.iter_attachments())
+    assert markup.get_content().count("<img") == 2  # the maps, inline (see test_the_results_mail_shows_the_map...)
 
 
 def test_several_phases_at_once_make_one_mail_per_reader(session_factory: sessionmaker[Session]) -> None:
@@ -382,8 +386,12 @@ def test_the_results_mail_shows_the_map_of_the_phase_and_of_the_position_now(
         progress = phases.check(s, game, game.deadline_at)
         game_mail.queue_progress(s, game, progress, gm_address=GM, now=START)
         rows = outbox(s, "results")
+        sent = [Outgoing.of(r, s) for r in rows]  # as the sender reads them: pictures drawn
     row = rows[0]
-    assert all(r.attachments == row.attachments for r in rows)  # one picture for every reader: no secrets in it
+    # one picture for every reader (maps hold no secret), drawn by the sender, not stored per reader
+    assert all(r.attachments == row.attachments for r in rows)
+    assert all("data" not in a for a in row.attachments or [])
+    assert all(m.attachments == sent[0].attachments for m in sent)
     phase_map, now_map = row.attachments or []
     assert phase_map["filename"] == "t1-spring-1901-movement.png" and now_map["filename"] == "t1-now.png"
     html = row.body_html or ""
@@ -391,7 +399,7 @@ def test_the_results_mail_shows_the_map_of_the_phase_and_of_the_position_now(
     assert "The map of this phase, its orders and their results, is attached." in row.body_text
     assert "The map of the position now is attached." in row.body_text
 
-    msg = parse(build_message(Outgoing.of(row), GM))
+    msg = parse(build_message(sent[0], GM))
     assert msg.get_content_type() == "multipart/alternative"
     plain, related = msg.get_payload()  # type: ignore[misc]
     assert plain.get_content_type() == "text/plain"
@@ -417,7 +425,10 @@ def test_a_map_that_cannot_be_drawn_leaves_the_results_without_it(session_factor
         progress = phases.check(s, game, game.deadline_at)
         game_mail.queue_progress(s, game, progress, gm_address=GM, now=START)
         (row, *_) = outbox(s, "results")
-    assert not row.attachments and "cid:" not in (row.body_html or "")
+        mail = Outgoing.of(row, s)
+    assert len(row.attachments or []) == 2 and mail.attachments == []
+    msg = parse(build_message(mail, GM))  # sent all the same, text and HTML, without the pictures
+    assert [p.get_content_type() for p in msg.get_payload()] == ["text/plain", "text/html"]  # type: ignore[union-attr]
     assert "Spring 1901" in row.body_text
 
 
