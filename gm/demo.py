@@ -391,7 +391,7 @@ class Demo:
             minor = sum(1 for owner in state.supply_centres.values() if owner not in great)
             print(f"  {'minor powers':16} {minor:2d} centres")
         print(f"\nEvery mail, as .eml files: {self.out / 'mail' / 'in'} (to the GM) and {self.out / 'mail' / 'out'} "
-              "(from the GM; results are text and HTML)")
+              "(from the GM; results are text and HTML, with the maps inline)")
         print(f"The game's database: {self.data / 'gm.sqlite3'}; gm serve's log: {self.out / 'gm-serve.log'}")
 
 
