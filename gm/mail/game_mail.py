@@ -303,7 +303,7 @@ def _insert(session: Session, rows: list[dict[str, Any]]) -> int:
 
 
 def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase_ids: Sequence[int],
-          now_id: int | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
+          now: GamePhase | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
     """The Content-ID of each phase's map (its orders and their results; None: no map), that of
     the map of the position the game is in now, and the inline attachments that carry them. The
     attachments name the pictures (phase and kind); the sender draws them (draw_attachments), so
@@ -324,7 +324,9 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
         name = _season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
         cids.append(attach(phase_id, "results", f"{name}-{kind}"))
-    position_cid = attach(now_id, "position", "now") if now_id is not None else None
+    position_cid = None
+    if now is not None:
+        position_cid = attach(now.id, "position", f"{_season_year(now.label).lower().replace(' ', '-')}-position")
     return cids, position_cid, attachments
 
 
@@ -387,7 +389,7 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         befores: list[GameState | None] = [position(end.row) for end in progress.ended]
         current = current_phase(session, game)
         cids, position_cid, attachments = _maps(game, variant, reports, [end.row.id for end in progress.ended],
-                                                current.row.id if current is not None else None, domain)
+                                                current.row if current is not None else None, domain)
         subject = results_subject(game, reports)
         readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
         readers += [(address, None, True) for address in gm_addresses]
@@ -423,8 +425,8 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
 def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: Sequence[str] = (),
                 now: datetime) -> int:
     """Queue the mail that opens a game: to every active player, the power they play, the
-    starting position, the house rules and the first deadline; the same without a power of their
-    own to each address in `gm_addresses`. Returns the rows queued."""
+    starting position (with its map), the house rules and the first deadline; the same without a
+    power of their own to each address in `gm_addresses`. Returns the rows queued."""
     domain = _domain(gm_address)
     thread = thread_id(game, gm_address)
     variant = variant_of(game)
@@ -443,13 +445,14 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
         "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
         "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(), "position": start,
     }
+    _, values["map_cid"], attachments = _maps(game, variant, [], [], current.row if current else None, domain)
     readers = [(p.email, p.power) for p in active_players(session, game)] + [(a, None) for a in gm_addresses]
     rows = []
     for to, power in readers:
         subject = f"[{game.name}] The game starts: you play {power}" if power else f"[{game.name}] The game starts"
         rows.append(_row(game, thread, domain, to, subject, "start", now,
                          render("start.txt.j2", "en", power=power, **values),
-                         render("start.html.j2", "en", power=power, **values)))
+                         render("start.html.j2", "en", power=power, **values), attachments or None))
     return _insert(session, rows)
 
 

@@ -179,7 +179,7 @@ async def test_a_game_year_of_standard_diplomacy_by_mail(
         assert results["References"] and results["In-Reply-To"]
         # the sender drew both maps, the phase's orders and the position now, shown in the HTML
         maps = [p for p in results.walk() if p.get_content_type() == "image/png"]
-        assert [p.get_filename() for p in maps] == ["year-spring-1901-movement.png", "year-now.png"]
+        assert [p.get_filename() for p in maps] == ["year-spring-1901-movement.png", "year-fall-1901-position.png"]
         html = results.get_body(preferencelist=("html",))
         assert html is not None and all(f"cid:{p['Content-ID'].strip('<>')}" in html.get_content() for p in maps)
         assert all(p.get_content()[:8] == b"\x89PNG\r\n\x1a\n" for p in maps)

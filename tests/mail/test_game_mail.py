@@ -265,8 +265,13 @@ def test_start_mail_goes_to_every_player_with_power_position_rules_and_deadline(
     assert "(Europe/London)" in deadline
     assert "Reminders: 1d before each deadline" in france.body_text  # the house rules
     assert france.body_html is not None and "You play France." in france.body_html
+    (opening,) = france.attachments or []  # the map of the starting position, the same for all
+    assert opening["map"]["kind"] == "position" and opening["filename"] == "t1-spring-1901-position.png"
+    assert f'src="cid:{opening["content_id"]}"' in france.body_html
+    assert "The map of the starting position is attached." in france.body_text
     for row in rows:
         assert row.in_reply_to == row.references == f"<game.t1.{row.game_id}@example.org>"
+        assert row.attachments == france.attachments
 
 
 def test_the_gm_gets_the_start_mail_without_a_power(session_factory: sessionmaker[Session]) -> None:
@@ -393,7 +398,7 @@ def test_the_results_mail_shows_the_map_of_the_phase_and_of_the_position_now(
     assert all("data" not in a for a in row.attachments or [])
     assert all(m.attachments == sent[0].attachments for m in sent)
     phase_map, now_map = row.attachments or []
-    assert phase_map["filename"] == "t1-spring-1901-movement.png" and now_map["filename"] == "t1-now.png"
+    assert phase_map["filename"] == "t1-spring-1901-movement.png" and now_map["filename"] == "t1-fall-1901-position.png"
     html = row.body_html or ""
     assert html.index(f'src="cid:{phase_map["content_id"]}"') < html.index(f'src="cid:{now_map["content_id"]}"')
     assert "The map of this phase, its orders and their results, is attached." in row.body_text
