@@ -302,15 +302,21 @@ def _insert(session: Session, rows: list[dict[str, Any]]) -> int:
     return len(rows)
 
 
+def reader_palette(game: Game, player: Player | None) -> str:
+    """The map colours a reader gets: the player's own choice (SET MAP), else the game's."""
+    return (player.map_palette if player is not None else None) or map_palette(game)
+
+
 def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase_ids: Sequence[int],
-          now: GamePhase | None, domain: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
+          now: GamePhase | None, domain: str, palette: str
+          ) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
     """The Content-ID of each phase's map (its orders and their results; None: no map), that of
-    the map of the position the game is in now, and the inline attachments that carry them. The
-    attachments name the pictures (phase and kind); the sender draws them (draw_attachments), so
-    that adjudication at a deadline does not wait for pictures, nor stores one per reader."""
+    the map of the position the game is in now, and the inline attachments that carry them, in
+    `palette`. The attachments name the pictures (phase and kind); the sender draws them
+    (draw_attachments), so that adjudication at a deadline does not wait for pictures, nor stores
+    one per reader."""
     if not has_art(variant.name):
         return [None] * len(reports), None, []
-    palette = map_palette(game)
     attachments: list[dict[str, Any]] = []
 
     def attach(phase_id: int, kind: str, name: str) -> str:
@@ -388,14 +394,26 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         reports = [end.report for end in progress.ended]
         befores: list[GameState | None] = [position(end.row) for end in progress.ended]
         current = current_phase(session, game)
-        cids, position_cid, attachments = _maps(game, variant, reports, [end.row.id for end in progress.ended],
-                                                current.row if current is not None else None, domain)
+        maps: dict[str, tuple[list[str | None], str | None, list[dict[str, Any]]]] = {}
+
+        def maps_in(palette: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
+            if palette not in maps:  # one set of pictures for each palette the readers chose
+                maps[palette] = _maps(game, variant, reports, [end.row.id for end in progress.ended],
+                                      current.row if current is not None else None, domain, palette)
+            return maps[palette]
+
+        cids, position_cid, _ = maps_in(map_palette(game))
         subject = results_subject(game, reports)
-        readers: list[tuple[str, str | None, bool]] = [(p.email, p.power, False) for p in players]
-        readers += [(address, None, True) for address in gm_addresses]
+        readers: list[tuple[str, str | None, bool, str]] = [
+            (p.email, p.power, False, reader_palette(game, p)) for p in players]
+        readers += [(address, None, True, map_palette(game)) for address in gm_addresses]
         results = _Results(game, variant, reports, befores, cids, position_cid)
-        for to, viewer, gm in readers:
+        for to, viewer, gm, palette in readers:
             text, html = results.for_reader(viewer, gm)
+            own_cids, own_position_cid, attachments = maps_in(palette)
+            for cid, own in zip([*cids, position_cid], [*own_cids, own_position_cid]):
+                if cid and own and own != cid:  # Content-IDs are unique: the reader's pictures in place
+                    html = html.replace(f"cid:{cid}", f"cid:{own}")
             rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "results", now,
                              text, html, attachments or None))
     if progress.reminders:
@@ -445,14 +463,17 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
         "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
         "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(), "position": start,
     }
-    _, values["map_cid"], attachments = _maps(game, variant, [], [], current.row if current else None, domain)
-    readers = [(p.email, p.power) for p in active_players(session, game)] + [(a, None) for a in gm_addresses]
+    readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]
+    readers += [(a, None, map_palette(game)) for a in gm_addresses]
+    maps = {palette: _maps(game, variant, [], [], current.row if current else None, domain, palette)
+            for palette in sorted({palette for _, _, palette in readers})}
     rows = []
-    for to, power in readers:
+    for to, power, palette in readers:
+        _, map_cid, attachments = maps[palette]
         subject = f"[{game.name}] The game starts: you play {power}" if power else f"[{game.name}] The game starts"
         rows.append(_row(game, thread, domain, to, subject, "start", now,
-                         render("start.txt.j2", "en", power=power, **values),
-                         render("start.html.j2", "en", power=power, **values), attachments or None))
+                         render("start.txt.j2", "en", power=power, map_cid=map_cid, **values),
+                         render("start.html.j2", "en", power=power, map_cid=map_cid, **values), attachments or None))
     return _insert(session, rows)
 
 

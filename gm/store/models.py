@@ -137,6 +137,7 @@ class Player(Base):
     waiting: Mapped[bool] = mapped_column(default=False, server_default=false())  # WAIT, this phase
     absent_from: Mapped[datetime | None]  # SET ABSENCE: no deadline falls in [from, until)
     absent_until: Mapped[datetime | None]
+    map_palette: Mapped[str | None] = mapped_column(String(16))  # SET MAP: the player's map colours; None: the game's
 
 
 class GamePhase(Base):

@@ -418,6 +418,29 @@ def test_the_results_mail_shows_the_map_of_the_phase_and_of_the_position_now(
         assert picture.width == 1200 and picture.format == "PNG"
 
 
+def test_a_player_who_chose_other_map_colours_gets_pictures_of_their_own(session_factory: sessionmaker[Session]) -> None:
+    with transaction(session_factory) as s:
+        game = new_game(s, "standard", STANDARD)
+        france = s.scalars(select(Player).where(Player.power == "France")).one()
+        france.map_palette = "colourblind"
+        phases.start(s, game, START)
+        game_mail.queue_start(s, game, gm_address=GM, gm_addresses=[MASTER], now=START)
+        progress = phases.check(s, game, game.deadline_at)
+        game_mail.queue_progress(s, game, progress, gm_address=GM, gm_addresses=[MASTER], now=START)
+        for kind in ("start", "results"):
+            rows = {r.to_addr: r for r in outbox(s, kind)}
+            mine, other, gm = rows["france@example.org"], rows["england@example.org"], rows[MASTER]
+            assert {a["map"]["palette"] for a in mine.attachments or []} == {"colourblind"}
+            assert {a["map"]["palette"] for a in other.attachments or []} == {"rulebook"}
+            assert gm.attachments == other.attachments  # the GM sees the game's colours
+            for row in (mine, other):
+                shown = [f'cid:{a["content_id"]}' for a in row.attachments or []]
+                assert shown and all(cid in (row.body_html or "") for cid in shown), kind
+            assert not any(f'cid:{a["content_id"]}' in (mine.body_html or "") for a in other.attachments or [])
+            drawn = Outgoing.of(mine, s).attachments, Outgoing.of(other, s).attachments
+            assert all(a["data"] != b["data"] for a, b in zip(*drawn))  # other colours, other pictures
+
+
 def test_a_map_that_cannot_be_drawn_leaves_the_results_without_it(session_factory: sessionmaker[Session],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: Any, **kwargs: Any) -> bytes:

@@ -299,6 +299,24 @@ def test_map_attaches_the_position_or_a_past_phase(session_factory: sessionmaker
     assert verdict(ack, "MAP Sprung 1901").startswith("REJECTED : 'Sprung 1901' is no phase: usage: MAP")
 
 
+def test_set_map_chooses_a_players_map_colours(session_factory: sessionmaker[Session]) -> None:
+    judge = new_game(session_factory, "m2", "standard", powers=["France", "Germany"])
+    ack = judge.say("France", "SET MAP COLOURBLIND\nSET MAP SEPIA")
+    assert verdict(ack, "SET MAP COLOURBLIND") == "accepted = maps for France in colourblind colours"
+    assert verdict(ack, "SET MAP SEPIA") == "REJECTED : usage: SET MAP COLOURBLIND | RULEBOOK | GAME"
+    assert judge.player("France").map_palette == "colourblind" and judge.player("Germany").map_palette is None
+
+    def drawn(power: str) -> str:
+        out = judge.send(power, "MAP")
+        ((attachments,),) = judge.read(select(OutboundMail.attachments).where(OutboundMail.inbound_id == out.inbound_id))
+        return attachments[0]["data"]
+
+    assert drawn("France") != drawn("Germany")
+    ack = judge.say("France", "SET MAP game")
+    assert verdict(ack, "SET MAP game") == "accepted = maps for France in the game's (rulebook) colours"
+    assert judge.player("France").map_palette is None and drawn("France") == drawn("Germany")
+
+
 def test_history_shows_only_the_askers_secrets() -> None:
     report = {
         "orders": [{"power": "France", "order": "A PAR - BUR", "result": "succeeds"},

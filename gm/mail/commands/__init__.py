@@ -246,6 +246,7 @@ def registry() -> dict[str, ModuleType]:
         results,
         set_absence,
         set_address,
+        set_map,
         set_password,
         signoff,
         signon,
@@ -254,7 +255,7 @@ def registry() -> dict[str, ModuleType]:
     )
 
     modules = [signon, join, clear, wait, nowait, listing, history, results, map_command, summary, set_password,
-               set_address, set_absence, help, signoff]
+               set_address, set_absence, set_map, help, signoff]
     return {m.NAME: m for m in modules}
 
 

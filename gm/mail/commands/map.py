@@ -7,7 +7,7 @@ import base64
 from gm.games import variant_of
 from gm.lifecycle.phase_names import read_phase
 from gm.mail.commands import Context
-from gm.mail.game_mail import stored_map
+from gm.mail.game_mail import reader_palette, stored_map
 
 NAME = "MAP"
 USAGE = "MAP [phase]   (e.g. MAP, MAP Spring 1901, MAP F1901M)"
@@ -25,7 +25,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
             return
     try:
-        png, label = stored_map(ctx.session, game, phase)
+        png, label = stored_map(ctx.session, game, phase, reader_palette(game, ctx.player))
     except ValueError as e:
         ctx.reject(line, str(e))
         return
