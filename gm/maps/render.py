@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # inks: palette indices for what a render draws (art.FIRST_INK upwards)
 BLACK, WHITE, FAILED, DISLODGED, RETREAT, POWER_INK = 200, 201, 202, 203, 204, 205
-MAX_INKS = art.BAND - POWER_INK
+MAX_INKS = art.BAND - POWER_INK  # distinct power colours a picture can hold
 INKS = {BLACK: "#111111", WHITE: "#ffffff", FAILED: "#6e6e6e", DISLODGED: "#d7191c", RETREAT: "#e66101"}
 
 # A colour-blind-safe set (Okabe and Ito, then Tol's muted for more powers), handed out in the
@@ -223,21 +223,37 @@ class _Picture:
         self.draw = ImageDraw.Draw(self.image)
         self.draw.fontmode = "1"
         self.colours = power_colours(variant, palette)
+        minors = [c for p, c in self.colours.items() if variant.powers[p].minor]
+        # a minor power the rules made in play (an A&E centre in civil disorder) takes the minors' colour
+        self.minor_colour = minors[0] if minors else (COLOURBLIND_MINOR if palette == "colourblind" else DEFAULT_COLOUR)
         self.pal = _Palette(self.art.board)
         self.ink: dict[str, int] = {}
         self.edge: dict[str, int] = {}
-        for i, (power, colour) in enumerate(self._inked_powers()):
-            index = POWER_INK + min(i, MAX_INKS - 1)
-            self.pal.set(index, _rgb(colour))
-            self.ink[power] = index
+        by_colour: dict[str, int] = {}  # powers of one colour share an ink
+        for power in self._powers():
+            colour = self.colour(power)
+            if colour not in by_colour:
+                by_colour[colour] = POWER_INK + min(len(by_colour), MAX_INKS - 1)
+                self.pal.set(by_colour[colour], _rgb(colour))
+            self.ink[power] = by_colour[colour]
             self.edge[power] = WHITE if _luma(_rgb(colour)) < 70 else BLACK  # a black power's units: white lines
         dx, dy = self.art.layout["dislodged_offset"]
         self.offset = (dx, dy)
         self.out = {d[0].province for d in scene.dislodged}
 
-    def _inked_powers(self) -> list[tuple[str, str]]:
-        seen = dict.fromkeys([p for p in self.variant.powers])
-        return [(p, self.colours[p]) for p in seen]
+    def _powers(self) -> list[str]:
+        """The variant's powers, then any other the scene shows."""
+        scene = self.scene
+        shown = [u.power for u in scene.units] + list(scene.centres.values()) + [o.power for o in scene.orders]
+        shown += [u.power for u, _ in scene.dislodged]
+        return list(dict.fromkeys([*self.variant.powers, *shown]))
+
+    def colour(self, power: str) -> str:
+        return self.colours.get(power, self.minor_colour)
+
+    def is_minor(self, power: str) -> bool:
+        known = self.variant.powers.get(power)
+        return known is None or known.minor
 
     # where things are
     def at(self, location: str) -> tuple[float, float]:
@@ -258,8 +274,8 @@ class _Picture:
         owner.update(self.scene.centres)
         for space, power in owner.items():
             entry = spaces.get(space)
-            if entry is not None and power in self.colours:
-                self.pal.set(entry["id"], tint(self.colours[power]))
+            if entry is not None:
+                self.pal.set(entry["id"], tint(self.colour(power)))
 
     def orders(self) -> None:
         for o in sorted(self.scene.orders, key=lambda o: o.kind != "support"):  # supports under moves
@@ -322,10 +338,10 @@ class _Picture:
             self.draw.text((right, 11), self.scene.subtitle, font=font(13), fill=art.LABEL)
         counts: dict[str, int] = {}
         for power in self.scene.centres.values():
-            key = MINOR_KEY if self.variant.powers[power].minor else power
+            key = MINOR_KEY if self.is_minor(power) else power
             counts[key] = counts.get(key, 0) + 1
         entries = [(p.name, self.ink[p.name]) for p in self.variant.powers.values() if not p.minor]
-        minors = [p.name for p in self.variant.powers.values() if p.minor]
+        minors = [p for p in self.ink if self.is_minor(p)]
         if minors:
             entries.append((MINOR_KEY, self.ink[minors[0]]))
         per_row = max(1, layout["width"] // 200)

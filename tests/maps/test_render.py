@@ -156,3 +156,21 @@ def test_every_variant_draws_its_opening_small_and_the_same_each_time(name: str)
     assert im.size == (load_art(name).layout["width"], load_art(name).layout["height"]) and len(png) < 150_000
     # the legend counts every great power's centres
     assert len(variant.great_powers) <= (render.MAX_INKS)
+
+
+def test_a_minor_power_made_in_play_takes_the_minor_powers_colour() -> None:
+    # A&E: a great power in civil disorder leaves its centres to new minor powers named after them
+    from pathlib import Path
+
+    from gm.casefile import read_cases
+
+    cases = read_cases(Path(__file__).parents[1] / "variants" / "ambition" / "cases" / "ae2006_civil_disorder.txt")
+    (case,) = [c for c in cases if c.id == "ae2006.cd.4"]
+    run = run_case(case)
+    scene = render.run_scene(run)
+    assert {"Paris", "Brest"} <= {u.power for u in scene.units}
+    ids, pal = picture(render.render(run.variant, scene))
+    minor = render._rgb(render.power_colours(run.variant)["Sardinia"])
+    x, y = load_art("ambition").point("BRE")
+    icon = ids[round(y) - 9:round(y) + 10, round(x) - 12:round(x) + 13]
+    assert any(pal[v] == minor for v in np.unique(icon))
