@@ -276,17 +276,18 @@ def _columns(rows: list[list[str]]) -> list[str]:
 def _map_build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gm.maps.build import build_art, debug_picture
+    from gm.maps.build import debug_picture, draw_board, write_art
     from gm.maps.check import check_board
     from gm.maps.geography import build_board
 
     board = build_board(args.variant)
     report = check_board(board)
+    drawn = draw_board(board)
     if args.debug_picture:
-        debug_picture(board, Path(args.debug_picture))
+        debug_picture(drawn, Path(args.debug_picture))
         print(f"anchors drawn in {args.debug_picture}")
     if not args.dry_run:
-        where = build_art(board)
+        where = write_art(drawn)
         print(f"{args.variant}: art written to {where}")
     print(report.text())
     return 1 if report.unexplained else 0

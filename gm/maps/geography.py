@@ -114,12 +114,6 @@ class Board:
         x, y = self.forward.transform(lon, lat)
         return float(x), float(y)
 
-    def land_spaces(self) -> list[str]:
-        return [k for k in self.regions if self.variant.map.provinces[k].terrain is not Terrain.SEA]
-
-    def sea_spaces(self) -> list[str]:
-        return [k for k in self.regions if self.variant.map.provinces[k].terrain is Terrain.SEA]
-
 
 def _projector(proj: str):
     forward = Transformer.from_crs("EPSG:4326", proj, always_xy=True)
@@ -138,7 +132,7 @@ def _ring(points: list[tuple[float, float]]):
 def build_board(variant_name: str) -> Board:
     geo = read_geography(variant_name)
     variant = load_variant(variant_name)
-    spaces = {k for k, p in variant.map.provinces.items()}
+    spaces = set(variant.map.provinces)
     missing = sorted(spaces - set(geo.anchors))
     unknown = sorted(set(geo.anchors) - spaces)
     if missing or unknown:
@@ -181,7 +175,7 @@ def build_board(variant_name: str) -> Board:
             water, board_land = water.union(piece), board_land.difference(piece)
         else:
             board_land, water = board_land.union(piece), water.difference(piece)
-        lakes, off = lakes.difference(piece), off.difference(piece)
+        lakes = lakes.difference(piece)
 
     def anchors_xy(keys):
         return {k: np.array([forward.transform(lon, lat) for lat, lon in geo.anchors[k]]) for k in keys}

@@ -11,7 +11,7 @@ import io
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 
@@ -373,63 +373,54 @@ def render(variant: Variant, scene: Scene, palette: str = "rulebook") -> bytes:
 # --- scenes -----------------------------------------------------------------------------------------
 
 
-def _label(variant: Variant, state: GameState) -> str:
-    return variant.phase_label(state.phase)
+def _title(variant: Variant, state: GameState, name: str) -> str:
+    label = variant.phase_label(state.phase)
+    return f"{name}: {label}" if name else label
 
 
 def position_scene(variant: Variant, state: GameState, game: str = "") -> Scene:
     """A position as it stands: units, centres, and in a retreat phase the dislodged units with
     where they may go."""
-    title = f"{game}: {_label(variant, state)}" if game else _label(variant, state)
-    return Scene(title=title, units=list(state.units.values()), centres=dict(state.supply_centres),
+    return Scene(title=_title(variant, state, game), units=list(state.units.values()),
+                 centres=dict(state.supply_centres),
                  dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle="position")
 
 
+def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
+                 dislodged: list[tuple[Unit, tuple[str, ...]]], name: str, subtitle: str) -> Scene:
+    """A phase with its orders, from the position it started from: after a movement phase the
+    units it dislodged, with where they may retreat; in a retreat phase the units retreating."""
+    units = list(before.units.values())
+    if before.phase.kind is PhaseKind.RETREAT:
+        units += [d.unit for d in before.dislodged.values()]
+        dislodged = [(d.unit, ()) for d in before.dislodged.values()]
+    elif before.phase.kind is not PhaseKind.MOVEMENT:
+        dislodged = []
+    return Scene(title=_title(variant, before, name), units=units, centres=dict(before.supply_centres),
+                 orders=orders, dislodged=dislodged, subtitle=subtitle)
+
+
 def results_scene(variant: Variant, before: GameState, report: dict, game: str = "") -> Scene:
-    """A phase adjudicated (a report of gm/lifecycle/report.py): the position it started from,
-    every public order with its result, the units dislodged and where they may retreat."""
+    """A phase adjudicated (a report of gm/lifecycle/report.py): every public order with its result."""
     orders = [o for e in report.get("orders", []) if (o := drawn_order(e["power"], e["order"], e["result"]))]
     dislodged = []
     for d in report.get("dislodged", []):
         kind, _, location = d["unit"].partition(" ")
         dislodged.append((Unit(d["power"], UnitType(kind), location), tuple(d.get("retreats", ()))))
-    units = list(before.units.values())
-    if before.phase.kind is PhaseKind.RETREAT:
-        units += [d.unit for d in before.dislodged.values()]
-    title = f"{game}: {_label(variant, before)}" if game else _label(variant, before)
-    return Scene(title=title, units=units, centres=dict(before.supply_centres), orders=orders,
-                 dislodged=dislodged if before.phase.kind is PhaseKind.MOVEMENT else
-                 [(d.unit, ()) for d in before.dislodged.values()],
-                 subtitle="orders and results")
+    return _phase_scene(variant, before, orders, dislodged, game, "orders and results")
 
 
 def run_scene(run: "CaseRun") -> Scene:
-    """A case of a case file as `gm adjudicate` ran it."""
-    state = run.state
+    """A case of a case file as `gm adjudicate` ran it: its orders, with their results when the
+    engine resolved them."""
     adjudication = run.adjudication
-    orders: list[DrawnOrder] = []
-    dislodged: list[tuple[Unit, tuple[str, ...]]] = []
-    if adjudication is not None:
-        for r in adjudication.results:
-            o = drawn_order(r.order.power, str(r.order), r.result.value)
-            if o is not None:
-                orders.append(o)
-        if state.phase.kind is PhaseKind.MOVEMENT:
-            dislodged = [(d.unit, d.retreats) for d in adjudication.dislodged.values()]
-    else:
+    if adjudication is None:
         orders = [o for e in run.entries if e.order is not None and (o := drawn_order(e.order.power, str(e.order)))]
-    units = list(state.units.values())
-    if state.phase.kind is PhaseKind.RETREAT:
-        units += [d.unit for d in state.dislodged.values()]
-        dislodged = [(d.unit, ()) for d in state.dislodged.values()]
-    title = f"{run.case.id}: {_label(run.variant, state)}"
-    return Scene(title=title, units=units, centres=dict(state.supply_centres), orders=orders,
-                 dislodged=dislodged, subtitle="orders and results" if adjudication else "orders")
+        return _phase_scene(run.variant, run.state, orders, [], run.case.id, "orders")
+    orders = [o for r in adjudication.results if (o := drawn_order(r.order.power, str(r.order), r.result.value))]
+    dislodged = [(d.unit, d.retreats) for d in adjudication.dislodged.values()]
+    return _phase_scene(run.variant, run.state, orders, dislodged, run.case.id, "orders and results")
 
 
 def render_run(run: "CaseRun", palette: str = "rulebook") -> bytes:
     return render(run.variant, run_scene(run), palette)
-
-
-__all__: Sequence[str] = ("DrawnOrder", "Scene", "drawn_order", "power_colours", "render", "position_scene",
-                          "results_scene", "run_scene", "render_run", "PALETTES")
