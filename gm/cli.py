@@ -5,10 +5,13 @@ traceback, unless `gm --debug`."""
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
@@ -65,7 +68,6 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from gm.demo import run_demo
 
@@ -116,8 +118,24 @@ HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "days", "hour", "timezo
                     "remind_before", "absence_days")
 
 
+def _master_password(args: argparse.Namespace) -> str | None:
+    """The GM password of a new game: from --master-password-file (- for standard input), else
+    $GM_MASTER_PASSWORD, else asked for on a terminal; None when there is none."""
+    if args.master_password_file:
+        if args.master_password_file == "-":
+            return sys.stdin.readline().strip() or None
+        return Path(args.master_password_file).read_text(encoding="utf-8").strip() or None
+    if os.environ.get("GM_MASTER_PASSWORD"):
+        return os.environ["GM_MASTER_PASSWORD"]
+    if sys.stdin.isatty():
+        return getpass.getpass("GM password for the game (empty: none): ").strip() or None
+    return None
+
+
 def _game_new(args: argparse.Namespace) -> int:
-    from gm.games import GameError, create_game
+    from gm.games import GameError, add_master, create_game
+    from gm.mail.commands.master import OPERATOR
+    from gm.store.passwords import hash_password
     from gm.lifecycle.house_rules import OPTION_KEY, HouseRuleError, rules_of, with_changes
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.variants import VariantError
@@ -130,39 +148,46 @@ def _game_new(args: argparse.Namespace) -> int:
     except HouseRuleError as e:
         print(f"gm game new: {e}", file=sys.stderr)
         return 2
+    password_hash = None
+    if args.master:
+        password = _master_password(args)
+        password_hash = hash_password(password) if password else None
     upgrade(settings.db_url)
     try:
         with transaction(make_session_factory(make_engine(settings.db_url))) as session:
-            game = create_game(session, args.name, args.variant, actor="gm (command line)")
-            game.options = {OPTION_KEY: rules.to_options(), "masters": [m.strip().lower() for m in args.master or []],
-                            "map_palette": args.map_palette}
+            game = create_game(session, args.name, args.variant, actor=OPERATOR)
+            game.options = {OPTION_KEY: rules.to_options(), "map_palette": args.map_palette}
+            for address in args.master or []:
+                add_master(session, game, address, password_hash, actor=OPERATOR)
             name, variant = game.name, game.variant
     except (GameError, VariantError) as e:
         print(f"gm game new: {e}", file=sys.stderr)
         return 2
     print(f"game {name} ({variant}) is forming: players send 'JOIN {name} <power> <password>' to {settings.gm_address}")
+    if args.master:
+        how = (f"sign on by mail with 'SIGNON MASTER {name} <password>'" if password_hash else
+               "no GM password was given: they get the copies, and cannot run the game by mail")
+        print(f"  GM{'s' if len(args.master) > 1 else ''}: {', '.join(m.strip().lower() for m in args.master)}; {how}")
     for line in rules.describe():
         print(f"  {line}")
     return 0
 
 
 def _game_start(args: argparse.Namespace) -> int:
-    from gm.games import masters
-    from gm.lifecycle.phases import start
-    from gm.mail.game_mail import queue_start
-    from gm.store.models import GameStatus, utcnow
+    from gm.games import GameError
+    from gm.mail.commands.master.start import start_game
+    from gm.store.models import utcnow
 
     settings = _load_settings(args)
     with _stored_game(settings, args.name, "game start") as found:
         if found is None:
             return 2
         session, game = found
-        if game.status != GameStatus.FORMING:
-            print(f"gm game start: {game.name} is {game.status}, not forming", file=sys.stderr)
+        try:  # the GM's START by mail does the same
+            phase, mails = start_game(session, game, gm_address=settings.gm_address, now=utcnow())
+        except GameError as e:
+            print(f"gm game start: {e}", file=sys.stderr)
             return 2
-        now = utcnow()
-        phase = start(session, game, now)
-        mails = queue_start(session, game, gm_address=settings.gm_address, gm_addresses=masters(game), now=now)
         label, deadline = phase.row.label, game.deadline_at
     assert deadline is not None
     print(f"game {game.name} starts with {label}; deadline {deadline.isoformat()}; {mails} players told "
@@ -174,6 +199,7 @@ def _game_list(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from gm.games import active_players, current_phase, variant_of
+    from gm.lifecycle.overview import columns
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
     from gm.store.models import Game
 
@@ -189,7 +215,7 @@ def _game_list(args: argparse.Namespace) -> int:
             rows.append([game.name, game.variant, game.status, phase.row.label if phase else "-", powers])
     if not rows:
         print("no games yet: gm game new NAME creates one")
-    for line in _columns(rows):
+    for line in columns(rows):
         print(line)
     return 0
 
@@ -197,8 +223,9 @@ def _game_list(args: argparse.Namespace) -> int:
 def _game_show(args: argparse.Namespace) -> int:
     from zoneinfo import ZoneInfo
 
-    from gm.games import active_players, current_phase, orders_due, variant_of
+    from gm.games import current_phase, masters, variant_of
     from gm.lifecycle.house_rules import rules_of
+    from gm.lifecycle.overview import columns, powers_at_a_glance
 
     settings = _load_settings(args)
     zone = ZoneInfo(settings.timezone)
@@ -212,37 +239,47 @@ def _game_show(args: argparse.Namespace) -> int:
         session, game = found
         variant = variant_of(game)
         phase = current_phase(session, game)
-        players = {p.power: p for p in active_players(session, game)}
         print(f"game {game.name}")
         lines = [
             ["variant", f"{game.variant} ({variant.title})"],
             ["status", game.status],
             ["created", when(game.created_at)],
             ["phase", phase.row.label if phase else "-"],
-            ["deadline", when(game.deadline_at) if game.deadline_at else "none"],
+            ["deadline", (when(game.deadline_at) if game.deadline_at else "none")
+             + (f" (paused since {when(game.paused_at)})" if game.paused_at else "")],
+            ["GMs", ", ".join(masters(session, game)) or "none"],
             *([["ended", f"{game.outcome} ({when(game.finished_at)})"]] if game.finished_at else []),
         ]
-        for line in _columns(lines):
+        for line in columns(lines):
             print(line)
         print("house rules:")
         for line in rules_of(game.options).describe():
             print(f"  {line}")
         print("powers:")
-        powers = []
-        for power in variant.great_powers:
-            player = players.get(power)
-            orders = ""
-            if phase is not None and player is not None:
-                done, due = orders_due(session, variant, phase, power)
-                orders = "nothing to order" if due == 0 else "orders in" if done >= due else f"{done} of {due} orders in"
-            if player is not None and player.civil_disorder:
-                orders = "civil disorder" + (f"; {orders}" if orders else "")
-            elif player is not None and player.late_streak:
-                orders += f" (late {player.late_streak} in a row)"
-            powers.append(["", power, player.email if player else "(open)", orders])
-        for line in _columns(powers):
+        powers = [["", *row] for row in powers_at_a_glance(session, game)]
+        for line in columns(powers):
             print(line)
     return 0
+
+
+def _game_master(args: argparse.Namespace) -> int:
+    """`gm game master NAME LINE...` and its short forms (process, preview, rollback): GM command
+    lines run on the server, through the same commands as by mail."""
+    from gm.mail.commands.master import run_as_operator
+
+    lines = [" ".join([args.word, *getattr(args, "lines", [])])] if args.one_line else list(args.lines)
+    settings = _load_settings(args)
+    with _stored_game(settings, args.name, f"game {args.game_command}") as found:
+        if found is None:
+            return 2
+        session, game = found
+        ctx = run_as_operator(session, game, lines, gm_address=settings.gm_address)
+    for result in ctx.results:
+        print(f"{'accepted' if result.accepted else 'REJECTED'}  {result.text}")
+        print(f"          {'=' if result.accepted else ':'} {result.detail}")
+    for title, text in ctx.sections:
+        print(f"\n{title}\n{'-' * len(title)}\n{text}")
+    return 0 if all(r.accepted for r in ctx.results) else 2
 
 
 @contextmanager
@@ -267,14 +304,7 @@ def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[
         yield (session, game) if game is not None else None
 
 
-def _columns(rows: list[list[str]]) -> list[str]:
-    """The rows as lines, each column as wide as its widest cell."""
-    widths = [max(len(cell) for cell in column) for column in zip(*rows)]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-
-
 def _map_build(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from gm.maps.build import debug_picture, draw_board, write_art
     from gm.maps.check import check_board
@@ -303,7 +333,6 @@ def _map_check(args: argparse.Namespace) -> int:
 
 
 def _map_render(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     if bool(args.file) == bool(args.game):
         print("gm map render: give a case file or --game NAME (one of them)", file=sys.stderr)
@@ -413,7 +442,10 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--late-limit", dest="late_limit", help="deadlines missed in a row before civil disorder (default 3; 0: never)")
     rules.add_argument("--remind-before", dest="remind_before", metavar="DURATION", help="reminders this long before a deadline (default 24h; 0: none)")
     rules.add_argument("--absence-days", dest="absence_days", help="the longest SET ABSENCE, in days (default 14)")
-    game_new.add_argument("--master", action="append", metavar="ADDRESS", help="the GM's address: gets a copy of every results mail, with the secret allocations (may be repeated)")
+    game_new.add_argument("--master", action="append", metavar="ADDRESS", help="a GM's address: gets a copy of every results mail, with the secret allocations, and runs the game by mail with the GM password (may be repeated)")
+    game_new.add_argument("--master-password-file", dest="master_password_file", metavar="FILE",
+                          help="the GM password, read from FILE (- for standard input); default $GM_MASTER_PASSWORD, "
+                          "else asked for on a terminal")
     game_new.add_argument("--map-palette", dest="map_palette", choices=("rulebook", "colourblind"), default="rulebook",
                           help="the powers' colours on the maps: the rulebook's (default) or a colour-blind-safe set")
     game_new.add_argument("--config", metavar="FILE", help=config_help)
@@ -431,6 +463,25 @@ def build_parser() -> argparse.ArgumentParser:
     game_show.add_argument("name", help="the game's name (case does not matter)")
     game_show.add_argument("--config", metavar="FILE", help=config_help)
     game_show.set_defaults(func=_game_show)
+    game_master = game_sub.add_parser(
+        "master", help="run GM commands on a game, as by mail after SIGNON MASTER (HELP lists them)",
+        description="Run GM command lines (each argument one line: 'ROLLBACK F1901M' 'ORDER France A Par-Bur' "
+        "'PROCESS') on a game, exactly as a GM's mail would; the mail they cause goes out with gm serve's outbox.")
+    game_master.add_argument("name", help="the game's name (case does not matter)")
+    game_master.add_argument("lines", nargs="+", metavar="LINE", help="a GM command line")
+    game_master.add_argument("--config", metavar="FILE", help=config_help)
+    game_master.set_defaults(func=_game_master, one_line=False)
+    for word, what in (("process", "adjudicate the current phase now, with the orders on file"),
+                       ("preview", "adjudicate the current phase without keeping anything; the would-be results "
+                                   "are printed and mailed to the GMs only"),
+                       ("rollback", "return the game to the start of a phase (default: the last adjudicated), "
+                                    "with the orders then on file; every player is told")):
+        short = game_sub.add_parser(word, help=what)
+        short.add_argument("name", help="the game's name (case does not matter)")
+        if word == "rollback":
+            short.add_argument("lines", nargs="*", metavar="PHASE", help="the phase (Fall 1901, F1901M, W1901)")
+        short.add_argument("--config", metavar="FILE", help=config_help)
+        short.set_defaults(func=_game_master, one_line=True, word=word.upper())
     maps = sub.add_parser("map", help="map art: build it from geography, check it against the rules, draw positions")
     map_sub = maps.add_subparsers(dest="map_command", metavar="COMMAND", required=True)
     map_build = map_sub.add_parser(

@@ -14,7 +14,7 @@ from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json
-from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, Master, OrderRecord, Player, SecretAllocation
 from gm.variants import canonical_name, load_variant
 
 
@@ -80,9 +80,28 @@ def variant_of(game: Game) -> Variant:
     return load_variant(game.variant)
 
 
-def masters(game: Game) -> list[str]:
+def masters(session: Session, game: Game) -> list[str]:
     """The addresses the GM's copies of the game's mail go to (`gm game new --master`)."""
-    return list((game.options or {}).get("masters", []))
+    return [m.email for m in active_masters(session, game)]
+
+
+def active_masters(session: Session, game: Game) -> list[Master]:
+    return list(session.scalars(
+        select(Master).where(Master.game_id == game.id, Master.left_at.is_(None)).order_by(Master.id)))
+
+
+def add_master(session: Session, game: Game, email: str, password_hash: str | None, actor: str = "system") -> Master:
+    """A new GM of `game` (an address already a GM of it gets the new password)."""
+    email = email.strip().lower()
+    master = next((m for m in active_masters(session, game) if m.email == email), None)
+    if master is None:
+        master = Master(game_id=game.id, email=email)
+        session.add(master)
+    if password_hash is not None or master.password_hash is None:
+        master.password_hash = password_hash
+    session.flush()
+    session.add(AuditEntry(game_id=game.id, actor=actor, action="add master", detail={"master": email}))
+    return master
 
 
 def active_players(session: Session, game: Game) -> list[Player]:

@@ -31,7 +31,9 @@ GAMES_PER_ROUND = 200  # games looked at per round, so that one round never hold
 
 
 def _due(now: datetime):  # type: ignore[no-untyped-def]
-    return (Game.status == GameStatus.ACTIVE, or_(Game.next_check_at <= now, Game.orders_changed.is_(True)))
+    # A paused game (PAUSE) is left alone until RESUME, which works its deadline out again.
+    return (Game.status == GameStatus.ACTIVE, Game.paused_at.is_(None),
+            or_(Game.next_check_at <= now, Game.orders_changed.is_(True)))
 
 
 def due_games(session_factory: sessionmaker[Session], now: datetime, limit: int = GAMES_PER_ROUND) -> list[int]:
@@ -51,7 +53,7 @@ def check_game(session_factory: sessionmaker[Session], game_id: int, now: dateti
             return None
         progress = phases.check(session, game, now)
         queued = game_mail.queue_progress(session, game, progress, gm_address=gm_address,
-                                          gm_addresses=masters(game), now=now)
+                                          gm_addresses=masters(session, game), now=now)
         for ended in progress.ended:
             log.info("game %s: %s adjudicated, %d mails queued", game.name, ended.row.label, queued)
         return queued
@@ -75,7 +77,8 @@ def run_due(session_factory: sessionmaker[Session], *, gm_address: str, now: dat
 
 def next_due(session_factory: sessionmaker[Session]) -> datetime | None:
     with transaction(session_factory) as session:
-        when = session.scalar(select(func.min(Game.next_check_at)).where(Game.status == GameStatus.ACTIVE))
+        when = session.scalar(select(func.min(Game.next_check_at))
+                              .where(Game.status == GameStatus.ACTIVE, Game.paused_at.is_(None)))
     if when is not None and when.tzinfo is None:  # an aggregate's result skips the column type
         when = when.replace(tzinfo=UTC)
     return when

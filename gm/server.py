@@ -98,6 +98,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 max_size=settings.max_mail_size,
                 verifier=PasswordVerifier(),
                 replies_per_hour=settings.replies_per_hour,
+                trusted_masters=settings.trusted_masters,
             )
             watcher = InboxWatcher(
                 imap,

@@ -83,6 +83,8 @@ class Settings:
     raw_mail_days: int = 30  # inbound mail is kept whole this long, then only its headers
     replies_per_hour: int = 60  # mails to one player's address an hour at most (acks and notices)
     scheduler_seconds: float = 1.0  # the longest between two looks at the games' deadlines
+    # Addresses that may make a game by mail (CREATE <game> <variant> <password>) and run it as its GM.
+    trusted_masters: tuple[str, ...] = ()
 
     imap_host: str | None = None
     imap_port: int | None = None  # default by TLS mode: 993 for ssl, else 143
@@ -135,6 +137,7 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_RAW_MAIL_DAYS": "raw_mail_days",
     "GM_REPLIES_PER_HOUR": "replies_per_hour",
     "GM_SCHEDULER_SECONDS": "scheduler_seconds",
+    "GM_TRUSTED_MASTERS": "trusted_masters",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
         for section in _SECTIONS
@@ -232,6 +235,15 @@ def _convert(name: str, value: object, where: str) -> Any:
         if isinstance(value, bool) or not 0 < seconds < float("inf"):
             raise SettingsError(f"{where}: not a positive number: {value!r}: give the seconds between checks, such as 60")
         return seconds
+    if name == "trusted_masters":  # a TOML list, or a comma-separated string (the environment)
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise SettingsError(f"{where}: expected addresses, not {value!r}: write [\"gm@example.org\", ...]")
+        addresses = tuple(dict.fromkeys(item.strip().lower() for item in items if item.strip()))
+        bad = [a for a in addresses if not _is_address(a)]
+        if bad:
+            raise SettingsError(f"{where}: not a mail address: {bad[0]!r}")
+        return addresses
     if not isinstance(value, str):
         raise SettingsError(f"{where}: expected a string, not {value!r}: write it in quotes")
     if name in _TLS:

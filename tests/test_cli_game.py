@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from gm.games import GAME_NAME_MAX, find_game
+from gm.games import GAME_NAME_MAX, find_game, masters
 from gm.lifecycle.phases import start as start_game
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, OrderRecord, OutboundMail, Player, utcnow
@@ -107,9 +107,10 @@ def test_game_list_and_show(db_url: str) -> None:
     lines = show.stdout.splitlines()
     assert lines[:3] == ["game std", "variant   standard (Diplomacy (standard map))", "status    active"]
     assert lines[3].startswith("created   20") and lines[3].endswith(("CET", "CEST"))
-    assert lines[4:7] == ["phase     Spring 1901, Movement", "deadline  2026-03-01 13:00 CET", "house rules:"]
+    assert lines[4:8] == ["phase     Spring 1901, Movement", "deadline  2026-03-01 13:00 CET", "GMs       none",
+                          "house rules:"]
     powers = lines.index("powers:")
-    assert "  Deadlines: movement 2d, retreats 1d, adjustments 1d after the phase opens" in lines[7:powers]
+    assert "  Deadlines: movement 2d, retreats 1d, adjustments 1d after the phase opens" in lines[8:powers]
     assert lines[powers + 1:] == [
         "  Austria  austria@players.example  0 of 3 orders in",
         "  England  england@players.example  orders in",
@@ -120,7 +121,7 @@ def test_game_list_and_show(db_url: str) -> None:
         "  Turkey   turkey@players.example   0 of 3 orders in",
     ]
     forming = gm("game", "show", "ae1", url=db_url).stdout.splitlines()
-    assert forming[4:7] == ["phase     -", "deadline  none", "house rules:"]
+    assert forming[4:8] == ["phase     -", "deadline  none", "GMs       none", "house rules:"]
     powers = forming.index("powers:")
     assert forming[powers + 1] == "  Austria         (open)" and len(forming) == powers + 1 + 10
     missing = gm("game", "show", "nope", url=db_url)
@@ -140,7 +141,7 @@ def test_house_rules_and_the_gm_address_are_set_at_creation_and_a_game_started_b
     with transaction(factory) as s:
         game = find_game(s, "fast")
         assert game is not None
-        assert game.options["masters"] == ["gm@example.org"]  # type: ignore[index]
+        assert masters(s, game) == ["gm@example.org"]
         s.add(Player(game_id=game.id, power="France", email="france@players.example", password_hash="-"))
     started = gm("game", "start", "fast", db=db)
     assert started.returncode == 0, started.stderr

@@ -193,11 +193,14 @@ def move_deadline(session: Session, game: Game, now: datetime) -> datetime | Non
 
 def check(session: Session, game: Game, now: datetime) -> Progress:
     """Whatever is due in `game` now: reminders, the end of the phase (at the deadline, at the end
-    of grace, or early once every awaited power has all its orders in and none asked to wait).
-    The caller has the game row locked."""
+    of grace, or early once every awaited power has all its orders in and none asked to wait);
+    nothing while the game is paused. The caller has the game row locked."""
     progress = Progress()
     if game.status != GameStatus.ACTIVE:
         game.next_check_at = None
+        game.orders_changed = False
+        return progress
+    if game.paused_at is not None:  # the GM stopped the clock (PAUSE): orders are taken, nothing ends
         game.orders_changed = False
         return progress
     current = current_phase(session, game)

@@ -6,6 +6,7 @@ Pure."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
 
 from gm.engine.adjudicator import Adjudication
@@ -97,3 +98,16 @@ def public_view(report: dict[str, Any], power: str | None) -> dict[str, Any]:
     return view
 
 
+def annotated(report: dict[str, Any], *, entered_by_gm: Collection[tuple[str, str]] = (),
+              correction: bool = False) -> dict[str, Any]:
+    """The report with each order (and allocation) the GM entered marked `entered_by_gm`, given as
+    (power, order); and, with `correction`, marked as replacing results mailed before (the GM
+    rolled the phase back). A new dict: the JSON column is not watched in place."""
+    out = dict(report)
+    entered = set(entered_by_gm)
+    for key in ("orders", "secret"):
+        out[key] = [{**e, "entered_by_gm": True} if (e["power"], e["order"]) in entered else e
+                    for e in report.get(key, [])]
+    if correction:
+        out["correction"] = True
+    return out

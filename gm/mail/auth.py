@@ -73,23 +73,30 @@ class Failures:
         self._unreported = None
 
 
+MASTER = "(GM)"  # the `power` of wrong GM passwords, counted apart from every power's
+
+
 def check_password(
-    failures: Failures, verifier: PasswordVerifier, sender: str, game: Game, power: str, player: Player | None,
+    failures: Failures, verifier: PasswordVerifier, sender: str, game: Game, power: str, hashes: list[str],
     password: str,
-) -> str | None:
-    """None when `password` is the one of `power` in `game`; else why the sign-on is refused."""
-    if player is not None and verifier.known(player.password_hash, password):
-        return None
+) -> tuple[int | None, str | None]:
+    """Which of `hashes` (those of `power` in `game`: one player's, or its GMs') `password` matches,
+    and None; or None and why the sign-on is refused."""
+    for i, password_hash in enumerate(hashes):
+        if verifier.known(password_hash, password):
+            return i, None
     if failures.count() >= IN_ALL:
-        return "the judge takes no passwords for now (too many wrong ones were sent): try again in an hour"
+        return None, "the judge takes no passwords for now (too many wrong ones were sent): try again in an hour"
+    who = "the GM" if power == MASTER else power
     if failures.count(game_id=game.id, power=power) >= PER_POWER:
-        return f"too many wrong passwords for {power} in {game.name}: try again in an hour"
+        return None, f"too many wrong passwords for {who} in {game.name}: try again in an hour"
     if failures.count(sender=sender) >= PER_SENDER:
-        return "too many wrong passwords from this address: try again in an hour"
-    if player is None or not verifier.check(player.password_hash, password):
-        failures.add(sender, game.id, power)
-        return f"wrong password for {power} in {game.name}"
-    return None
+        return None, "too many wrong passwords from this address: try again in an hour"
+    for i, password_hash in enumerate(hashes):
+        if verifier.check(password_hash, password):
+            return i, None
+    failures.add(sender, game.id, power)
+    return None, f"wrong password for {who} in {game.name}"
 
 
 def report_failures(session: Session, failures: Failures, player: Player) -> str | None:
@@ -129,7 +136,7 @@ def new_password_refused(session: Session, sender: str, set_in_this_mail: int) -
     recent = session.scalar(
         select(func.count()).select_from(AuditEntry).where(
             AuditEntry.actor == sender,
-            AuditEntry.action.in_(("join", "set password")),
+            AuditEntry.action.in_(("join", "set password", "create")),
             AuditEntry.at >= utcnow() - WINDOW,
         )
     )

@@ -1,5 +1,6 @@
 """Mail the judge sends about a game of its own accord (not in answer to a player's mail): the
-start of the game, the results of each adjudication, reminders before a deadline.
+start of the game, the results of each adjudication, reminders before a deadline; and for the GM's
+commands, announcements, a PREVIEW's would-be results (to the GMs only) and REISSUE's correction.
 
 Every such mail is threaded under one Message-ID per game (`thread_id`), so that a player's mail
 program shows a game as one conversation. A player's copy of the results holds the public results
@@ -17,22 +18,23 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from gm.engine.model import GameState, Phase, PhaseKind
 from gm.engine.variant import Variant
-from gm.games import active_players, current_phase, variant_of
+from gm.games import active_players, current_phase, masters, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
-from gm.lifecycle.phases import Progress, position
-from gm.lifecycle.report import public_view
+from gm.lifecycle.phases import PhaseEnd, Progress, position
+from gm.lifecycle.report import annotated, public_view
+from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
 from gm.mail.message import ACK_MARKER
 from gm.mail.reply import render
-from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
+from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, SecretAllocation, new_message_id
 
 log = logging.getLogger(__name__)
 
@@ -121,11 +123,13 @@ def _phase_words(label: str) -> str:
 
 def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
     """'[game] Spring 1901 results'; for several phases at once, the first with the others after:
-    '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'."""
+    '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'; results that
+    replace those of a phase rolled back: '[game] Correction: Spring 1901 results'."""
     first, *rest = (_phase_words(r["phase"]) for r in reports)
     if any(r.get("ended") for r in reports):
         first += ": game over"
-    return f"[{game.name}] {first}" + (f" (and {', '.join(rest)})" if rest else "")
+    correction = "Correction: " if any(r.get("correction") for r in reports) else ""
+    return f"[{game.name}] {correction}{first}" + (f" (and {', '.join(rest)})" if rest else "")
 
 
 def _count(n: int, word: str) -> str:
@@ -142,7 +146,8 @@ def _is_minor(variant: Variant, power: str) -> bool:
 
 def _entry(e: dict[str, Any]) -> dict[str, Any]:
     return {"power": e["power"], "order": e["order"], "result": e["result"],
-            "reason": e.get("reason") or "", "default": bool(e.get("default"))}
+            "reason": e.get("reason") or "", "default": bool(e.get("default")),
+            "by_gm": bool(e.get("entered_by_gm"))}
 
 
 def _owners(variant: Variant, before: GameState, report: dict[str, Any]) -> dict[str, list[str]]:
@@ -178,10 +183,12 @@ def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameS
     return {
         "phase": report["phase"],
         "skipped": bool(report.get("skipped")),
+        "correction": bool(report.get("correction")),
         "orders": [(p, by_power[p]) for p in great],
         "minor_orders": [(p, by_power[p]) for p in minor],
         "dislodged": [
-            {"power": d["power"], "unit": d["unit"], "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
+            {"power": d["power"], "unit": d["unit"],
+             "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
             for d in report.get("dislodged", [])
         ],
         "disbanded": report.get("disbanded", []),
@@ -227,6 +234,7 @@ class _Results:
         self.reports = reports
         sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": ACK_MARKER, "game": game.name, "variant": variant.title,
+                                  "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
                                   "position_cid": position_cid, "house_rules": rules_of(game.options).summary()}
         self.text = render("results.txt.j2", "en", reader=_READER, **values,
@@ -301,7 +309,7 @@ def reader_palette(game: Game, player: Player | None) -> str:
     return (player.map_palette if player is not None else None) or map_palette(game)
 
 
-def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase_ids: Sequence[int],
+def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phases: Sequence[GamePhase],
           now: GamePhase | None, domain: str, palette: str
           ) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
     """The Content-ID of each phase's map (its orders and their results; None: no map), that of
@@ -313,20 +321,23 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
         return [None] * len(reports), None, []
     attachments: list[dict[str, Any]] = []
 
-    def attach(phase_id: int, kind: str, name: str) -> str:
+    def attach(row: GamePhase, kind: str, name: str) -> str:
         cid = new_message_id(domain).strip("<>")
+        # When the phase opened, too: a rollback removes phases, and their ids may be used again.
+        opened = row.opened_at.isoformat() if row.opened_at is not None else None
+        spec = {"phase": row.id, "opened": opened, "kind": kind, "palette": palette}
         attachments.append({"filename": f"{game.name}-{name}.png", "content_type": "image/png", "content_id": cid,
-                            "map": {"phase": phase_id, "kind": kind, "palette": palette}})
+                            "map": spec})
         return cid
 
     cids: list[str | None] = []
-    for report, phase_id in zip(reports, phase_ids, strict=True):
+    for report, row in zip(reports, phases, strict=True):
         name = _season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
-        cids.append(attach(phase_id, "results", f"{name}-{kind}"))
+        cids.append(attach(row, "results", f"{name}-{kind}"))
     position_cid = None
     if now is not None:
-        position_cid = attach(now.id, "position", f"{_season_year(now.label).lower().replace(' ', '-')}-position")
+        position_cid = attach(now, "position", f"{_season_year(now.label).lower().replace(' ', '-')}-position")
     return cids, position_cid, attachments
 
 
@@ -350,7 +361,7 @@ def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None)
             continue
         key = str(attachment["content_id"])
         if key not in _DRAWN:
-            _DRAWN[key] = _draw_stored(session, int(spec["phase"]), str(spec["kind"]), str(spec.get("palette") or "rulebook"))
+            _DRAWN[key] = _draw_stored(session, spec)
             while len(_DRAWN) > _DRAWN_KEPT:
                 del _DRAWN[next(iter(_DRAWN))]
         data = _DRAWN[key]
@@ -359,13 +370,18 @@ def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None)
     return out
 
 
-def _draw_stored(session: Session, phase_id: int, kind: str, palette: str) -> str | None:
+def _draw_stored(session: Session, spec: dict[str, Any]) -> str | None:
+    """The picture an attachment names (see _maps), base64; None when it cannot be drawn: its phase
+    is gone, or is another now (a GM rolled the game back after the mail was queued)."""
+    phase_id = int(spec["phase"])
     row = session.get(GamePhase, phase_id)
-    if row is None:
-        log.error("no phase %s to draw", phase_id)
+    opened = spec.get("opened")
+    if row is None or opened is not None and row.opened_at != datetime.fromisoformat(opened):
+        log.error("phase %s is no longer the one to draw (rolled back?): the mail goes without its map", phase_id)
         return None
     game = session.get(Game, row.game_id)
     variant = variant_of(game)
+    kind, palette = str(spec["kind"]), str(spec.get("palette") or "rulebook")
     scene = _stored_scene(game, variant, row, results=kind == "results")
     try:
         png = draw_scene(variant, scene, palette)
@@ -385,6 +401,7 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
     thread = thread_id(game, gm_address)
     players = list(progress.players.values())
     if progress.ended:
+        annotate(session, game, progress.ended)
         variant = variant_of(game)
         reports = [end.report for end in progress.ended]
         befores: list[GameState | None] = [position(end.row) for end in progress.ended]
@@ -393,7 +410,7 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
 
         def maps_in(palette: str) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
             if palette not in maps:  # one set of pictures for each palette the readers chose
-                maps[palette] = _maps(game, variant, reports, [end.row.id for end in progress.ended],
+                maps[palette] = _maps(game, variant, reports, [end.row for end in progress.ended],
                                       current.row if current is not None else None, domain, palette)
             return maps[palette]
 
@@ -435,6 +452,21 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
     return rows
 
 
+def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
+    """Each power's units (and dislodged units) and centres, great powers first, as mail shows them."""
+    powers = variant.great_powers + sorted(p for p in variant.powers if p not in variant.great_powers)
+    dislodged: dict[str, list[str]] = {}
+    for _, d in sorted(state.dislodged.items()):
+        dislodged.setdefault(d.unit.power, []).append(str(d.unit))
+    return [
+        {"power": p, "minor": _is_minor(variant, p),
+         "units": sorted(str(u) for u in state.units_of(p)),
+         "dislodged": dislodged.get(p, []),
+         "centres": [variant.map.name(c) for c in state.centres_of(p)]}
+        for p in powers if state.units_of(p) or state.centres_of(p) or p in dislodged
+    ]
+
+
 def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: Sequence[str] = (),
                 now: datetime) -> int:
     """Queue the mail that opens a game: to every active player, the power they play, the
@@ -447,16 +479,10 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     state = current.state if current is not None else variant.initial_state()
     label = current.row.label if current is not None else variant.phase_label(state.phase)
     rules = rules_of(game.options)
-    powers = variant.great_powers + sorted(p for p in variant.powers if p not in variant.great_powers)
-    start = [
-        {"power": p, "minor": _is_minor(variant, p),
-         "units": sorted(str(u) for u in state.units_of(p)),
-         "centres": [variant.map.name(c) for c in state.centres_of(p)]}
-        for p in powers if state.units_of(p) or state.centres_of(p)
-    ]
     values: dict[str, Any] = {
         "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
-        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(), "position": start,
+        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(),
+        "position": _position(variant, state),
     }
     readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]
     readers += [(a, None, map_palette(game)) for a in gm_addresses]
@@ -485,3 +511,96 @@ def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: 
     subject = f"[{game.name}] Deadline moved: {_season_year(current.row.label)}"
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
     return _insert(session, [_row(game, thread, domain, to, subject, "deadline", now, text) for to in readers])
+
+
+def queue_announcement(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime,
+                       to: Sequence[str] | None = None, kind: str = "announcement") -> int:
+    """Queue a GM's announcement about `game` (a rollback, a replacement, a pause, ...): `text`,
+    in the judge's words, to every active player and every GM, or to the registered addresses
+    `to`; threaded with the game's other mail. Returns the rows queued."""
+    domain, thread = _domain(gm_address), thread_id(game, gm_address)
+    if to is None:
+        to = [p.email for p in active_players(session, game)] + masters(session, game)
+    body = render("announcement.txt.j2", "en", marker=ACK_MARKER, game=game.name, text=text)
+    readers = list(dict.fromkeys(to))
+    return _insert(session, [_row(game, thread, domain, address, f"[{game.name}] {subject}", kind, now, body)
+                             for address in readers])
+
+
+# --- the GM's corrections ------------------------------------------------------------------------
+
+
+def annotate(session: Session, game: Game, ended: Sequence[PhaseEnd]) -> None:
+    """Mark in the results of the phases just ended (as stored and as mailed) the orders the GM
+    entered (ORDER, DP), and the results that replace those of a phase rolled back."""
+    if not ended:
+        return
+    entered: dict[int, set[tuple[str, str]]] = {}
+    ids = [end.row.id for end in ended]
+    for table in (OrderRecord, SecretAllocation):
+        t = table.__table__
+        query = select(t.c.phase_id, t.c.power, t.c.canonical).where(
+            t.c.phase_id.in_(ids), t.c.current.is_(True), t.c.entered_by.is_not(None))
+        for phase_id, power, canonical in session.execute(query):
+            entered.setdefault(phase_id, set()).add((power, canonical))
+    corrected = rolled_back_labels(session, game)
+    for end in ended:
+        by_gm, correction = entered.get(end.row.id, set()), end.row.label in corrected
+        if by_gm or correction:
+            end.report = annotated(end.report, entered_by_gm=by_gm, correction=correction)
+            end.row.results_json = dict(end.report)
+
+
+def preview_mail(session: Session, game: Game, label: str, ended: Sequence[PhaseEnd]) -> tuple[str, str]:
+    """(subject, text) of PREVIEW's mail to the GMs: the results the phases `ended` would have, as
+    the GM's copy (every allocation), marked as a preview of which nothing was kept. Made while
+    the trial adjudication is still in the session; no maps (their phases will not exist)."""
+    annotate(session, game, ended)
+    variant = variant_of(game)
+    reports = [end.report for end in ended]
+    results = _Results(game, variant, reports, [position(end.row) for end in ended], [None] * len(ended))
+    text = results.for_reader(None, True)[0]
+    text = text[len(ACK_MARKER):].lstrip("\n") if text.startswith(ACK_MARKER) else text
+    subject = results_subject(game, reports).replace(f"[{game.name}] ", f"[{game.name}] PREVIEW, nothing kept: ", 1)
+    body = render("preview.txt.j2", "en", marker=ACK_MARKER, game=game.name, phase=label, results=text)
+    return subject, body
+
+
+def queue_preview(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime) -> int:
+    """Queue PREVIEW's mail (see preview_mail) to the game's GMs, and to nobody else."""
+    domain, thread = _domain(gm_address), thread_id(game, gm_address)
+    return _insert(session, [_row(game, thread, domain, to, subject, "preview", now, text)
+                             for to in masters(session, game)])
+
+
+def queue_correction(session: Session, game: Game, changes: Sequence[str], withdrawn: Sequence[tuple[str, str]],
+                     *, gm_address: str, now: datetime) -> int:
+    """REISSUE: tell every player and GM that the GM corrected the position of the current phase,
+    marked as a GM correction: what changed (`changes`, in words for everyone), the position now
+    with its map, and to each player the orders of theirs withdrawn as no longer fitting
+    (`withdrawn`, (power, order): the GM sees them all). Returns the rows queued."""
+    current = current_phase(session, game)
+    if current is None:
+        return 0
+    domain, thread = _domain(gm_address), thread_id(game, gm_address)
+    variant = variant_of(game)
+    rules = rules_of(game.options)
+    label = current.row.label
+    values: dict[str, Any] = {
+        "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label, "changes": list(changes),
+        "position": _position(variant, current.state), "deadline": deadline_text(game.deadline_at, rules.timezone),
+    }
+    readers = [(p.email, p.power, False, reader_palette(game, p)) for p in active_players(session, game)]
+    readers += [(a, None, True, map_palette(game)) for a in masters(session, game)]
+    maps = {palette: _maps(game, variant, [], [], current.row, domain, palette)
+            for palette in sorted({palette for *_, palette in readers})}
+    subject = f"[{game.name}] GM correction: the position in {_season_year(label)}"
+    rows = []
+    for to, power, gm, palette in readers:
+        _, map_cid, attachments = maps[palette]
+        own = [f"{p}: {o}" if gm else o for p, o in withdrawn if gm or p == power]
+        each = {**values, "map_cid": map_cid, "withdrawn": own, "gm": gm}
+        rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "correction", now,
+                         render("correction.txt.j2", "en", **each), render("correction.html.j2", "en", **each),
+                         attachments or None))
+    return _insert(session, rows)

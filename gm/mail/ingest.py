@@ -29,12 +29,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import units_without_orders, variant_of
 from gm.mail import auth
-from gm.mail.commands import Context, Lookups, command_for, orders
+from gm.mail import dkim as dkim_check
+from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders
+from gm.mail.commands.master import overview as master_overview
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.redact import passwords_in, redact
 from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
+    Game,
     InboundMail,
     OrderRecord,
     OutboundMail,
@@ -104,6 +107,8 @@ def ingest(
     max_size: int = 1_000_000,
     verifier: PasswordVerifier | None = None,
     replies_per_hour: int = REPLIES_PER_HOUR,
+    trusted_masters: frozenset[str] | tuple[str, ...] = (),
+    dns_lookup: dkim_check.DnsLookup | None = None,
 ) -> IngestOutcome:
     """Process one mail in one transaction (see ingest_batch); raises what made it fail."""
     (outcome,) = ingest_batch(
@@ -114,6 +119,8 @@ def ingest(
         max_size=max_size,
         verifier=verifier,
         replies_per_hour=replies_per_hour,
+        trusted_masters=trusted_masters,
+        dns_lookup=dns_lookup,
     )
     if outcome.error is not None:
         raise outcome.error
@@ -129,6 +136,8 @@ def ingest_batch(
     max_size: int = 1_000_000,
     verifier: PasswordVerifier | None = None,
     replies_per_hour: int = REPLIES_PER_HOUR,
+    trusted_masters: frozenset[str] | tuple[str, ...] = (),
+    dns_lookup: dkim_check.DnsLookup | None = None,
 ) -> list[IngestOutcome]:
     """Process mails in ONE transaction, one outcome each, in order. A mail seen before (same
     dedup key, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
@@ -138,7 +147,9 @@ def ingest_batch(
 
     The batch is first tried without savepoints (four statements a mail, out of about a dozen,
     that a batch almost never needs); if anything in it raises, it is rolled back and done again
-    with a savepoint per mail and per command, so that only what fails is left out."""
+    with a savepoint per mail and per command, so that only what fails is left out.
+
+    `dns_lookup` finds the DKIM keys (name -> TXT record; None: DNS), before the transaction."""
     if not mails:
         return []
     verifier = verifier or PasswordVerifier()
@@ -146,7 +157,8 @@ def ingest_batch(
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
     lines = [command_lines(m.text) for m in messages]
     batch = _Batch(mails, messages, lines, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
-                   _prehash(mails, messages, lines, max_size))
+                   _prehash(mails, messages, lines, max_size), frozenset(trusted_masters),
+                   _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup))
     try:
         return batch.run(session_factory, careful=False)
     except Exception as e:
@@ -180,6 +192,30 @@ def _prehash(
     return out
 
 
+def _dkim_verdicts(
+    session_factory: sessionmaker[Session], mails: Sequence[Fetched], messages: list[InboundMessage],
+    lines: list[list[str]], max_size: int, dns_lookup: dkim_check.DnsLookup | None,
+) -> list[dkim_check.Verdict | None]:
+    """The DKIM verdict of each mail that signs on (the only command that asks for it), made before
+    the transaction: a key look-up must not hold the database. A mail without a DKIM-Signature is
+    unsigned with no look-up; the keys are looked up once a batch, and only while some game
+    requires DKIM (most mail is signed: no DNS for it when no game asks)."""
+    keys = dkim_check.KeyCache(dns_lookup)
+    wanted: bool | None = None
+    out: list[dkim_check.Verdict | None] = []
+    for mail, message, mail_lines in zip(mails, messages, lines, strict=True):
+        read = mail.full_size <= max_size and not (message.automatic and not message.soft_automatic)
+        signs_on = read and any(getattr(command_for(line)[0], "NEEDS_DKIM", False) for line in mail_lines[:MAX_LINES])
+        if signs_on and dkim_check.has_signature(mail.raw):
+            if wanted is None:
+                with transaction(session_factory) as session:
+                    wanted = session.scalar(select(Game.id).where(Game.require_dkim.is_(True)).limit(1)) is not None
+            out.append(dkim_check.verdict(mail.raw, message.sender, keys) if wanted else None)
+        else:
+            out.append(dkim_check.Verdict.UNSIGNED if signs_on else None)
+    return out
+
+
 @dataclass(frozen=True)
 class _Batch:
     mails: Sequence[Fetched]
@@ -191,6 +227,8 @@ class _Batch:
     verifier: PasswordVerifier
     replies_per_hour: int
     prehashed: list[dict[str, str]]
+    trusted_masters: frozenset[str]  # addresses that may CREATE a game by mail
+    dkim: list[dkim_check.Verdict | None]  # each mail's DKIM verdict (see _dkim_verdicts)
 
     @functools.cached_property
     def keys(self) -> list[str]:
@@ -308,7 +346,8 @@ class _Batch:
                 "subject": out.subject,
                 "body_text": out.text,
                 "attachments": out.attachments,
-                "in_reply_to": in_reply_to,
+                # Press is relayed as the judge's own mail: the sender's Message-ID may name their provider.
+                "in_reply_to": None if out.kind == "press" else in_reply_to,
                 "inbound_id": outcome.inbound_id,
                 "kind": out.kind,
                 "created_at": now,
@@ -354,6 +393,7 @@ class _Answer:
         self.mail = batch.mails[i]
         self.message = batch.messages[i]
         self.prehashed = batch.prehashed[i]
+        self.dkim = batch.dkim[i]
         self.lines = batch.lines[i]
         self.record_mail = record_mail
 
@@ -375,36 +415,50 @@ class _Answer:
         if outcome != "processed" and not list_mail:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
-                      lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed)
+                      lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed,
+                      trusted_masters=batch.trusted_masters, dkim=self.dkim)
         lines = self.lines
         for line in lines[:MAX_LINES]:
+            if ctx.block is not None:  # a block's text (PRESS ... ENDPRESS) is no command
+                if not ctx.block.take(ctx, line):
+                    ctx.block = None
+                continue
             self._line(ctx, line, careful)
             if ctx.signed_off:
                 break
+        if ctx.block is not None:
+            ctx.block.unclosed(ctx)
+            ctx.block = None
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
-        notices = [Outgoing(to, subject, text, "notice", batch.replies_per_hour) for to, subject, text in ctx.notices]
-        if not ctx.signed:
+        notices = [Outgoing(to, subject, text, kind, batch.replies_per_hour) for to, subject, text, kind in ctx.notices]
+        if not ctx.signed and not ctx.masters_signed:
             if outcome != "processed":
                 return []  # list or bulk mail that did not sign on: never answered
             # Someone who signed on to nothing: a fixed notice, nothing of what they wrote.
             text = render_notice("stranger", gm_address=batch.gm_address, sections=ctx.sections,
                                  problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL])
             return [Outgoing(message.sender, "gm: how to send orders", text, "notice", NOTICES_PER_HOUR), *notices]
+        glance = master_overview(ctx)  # a GM's acknowledgement: the game at a glance
+        if glance is not None:
+            ctx.sections.append(glance)
         text = render_ack(message.subject, ctx.results, _status(ctx), ctx.sections,
                           unread=max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0)
-        addresses = list(dict.fromkeys(player.email for player in ctx.signed))
+        addresses = list(dict.fromkeys([*(player.email for player in ctx.signed),
+                                        *(master.email for master in ctx.masters_signed)]))
         acks = [Outgoing(to, reply_subject(message.subject), text, "ack", batch.replies_per_hour, ctx.attachments or None)
                 for to in addresses]
         return acks + notices
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:
         session, lookups = ctx.session, ctx.lookups
-        command, args = command_for(line)
+        command, args = command_for(line, master=ctx.master is not None)
         if command is None:
             run = functools.partial(orders.run, ctx, line)
         else:
-            if careful:  # written outside the command's savepoint, which may be undone
+            # Written outside the command's savepoint, which may be undone; and before any GM
+            # command, which may read the orders on file (PROCESS, PREVIEW) or change the phase.
+            if careful or is_master_command(command):
                 orders.write_orders(session, lookups)
             run = functools.partial(command.run, ctx, args, line)
         if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again

@@ -106,6 +106,33 @@ class Game(Base):
     outcome: Mapped[str | None] = mapped_column(String(255))  # how it ended: 'won by France', ...
     # The Message-ID every mail about the game refers to, so that mail programs thread them.
     thread_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID))
+    # PAUSE: when the GM stopped the clock; the deadline is kept and moved on by RESUME.
+    paused_at: Mapped[datetime | None]
+
+
+class Master(Base):
+    """A game master of one game: gets a copy of every results mail with the secret allocations
+    and, with a password (SIGNON MASTER <game> <password>), runs the game by mail. Rows are never
+    deleted: a GM who leaves gets `left_at`."""
+
+    __tablename__ = "masters"
+    __table_args__ = (
+        Index(
+            "uq_masters_game_id_email_active",
+            "game_id",
+            "email",
+            unique=True,
+            sqlite_where=text("left_at IS NULL"),
+            postgresql_where=text("left_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    email: Mapped[str] = mapped_column(String(EMAIL))  # lower-case addr-spec
+    password_hash: Mapped[str | None] = mapped_column(String(255))  # None: copies only, no sign-on
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    left_at: Mapped[datetime | None]
 
 
 class Player(Base):
@@ -195,7 +222,7 @@ class _OrderColumns:
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
     phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"))
-    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))  # None: a power nobody plays (GM's ORDER)
     power: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)  # the line as the player typed it
     canonical: Mapped[str] = mapped_column(Text)  # str(order): the order as understood
@@ -204,6 +231,7 @@ class _OrderColumns:
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     # False once a later order for the same unit replaced this one. Rows are never deleted.
     current: Mapped[bool] = mapped_column(default=True, server_default=true())
+    entered_by: Mapped[str | None] = mapped_column(String(EMAIL))  # the GM who entered it (ORDER, DP); None: the player
 
 
 class OrderRecord(_OrderColumns, Base):
@@ -276,6 +304,7 @@ class AuditEntry(Base):
     actor: Mapped[str] = mapped_column(String(EMAIL))  # an address, or 'system'
     action: Mapped[str] = mapped_column(String(64))
     detail: Mapped[dict[str, Any] | None]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))  # the mail that asked for it
 
 
 class AuthFailure(Base):

@@ -174,6 +174,7 @@ class ReplyingIngest:
         max_size: int = 1_000_000,
         verifier: object = None,
         replies_per_hour: int = 60,
+        **policy: object,  # the rest of ingest_batch's keywords (trusted GMs, DKIM look-up)
     ) -> list[IngestOutcome]:
         return [self.one(session_factory, mail.raw, gm_address) for mail in mails]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from datetime import timedelta
 from email.message import EmailMessage
 from html import unescape
@@ -15,7 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import PhaseKind
-from gm.games import create_game, current_phase, find_game
+from gm.engine.variant import Variant
+from gm.games import add_master, create_game, current_phase, find_game
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules
 from gm.mail.game_mail import queue_start
@@ -54,7 +56,8 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
     secret = hash_password("pw")
     with transaction(session_factory) as s:
         game = create_game(s, "secrets", "ambition")
-        game.options = {OPTION_KEY: HouseRules().to_options(), "masters": [MASTER]}
+        game.options = {OPTION_KEY: HouseRules().to_options()}
+        add_master(s, game, MASTER, None)
         for power in variant.great_powers:
             s.add(Player(game_id=game.id, power=power, email=f"{power.lower()}@example.org", password_hash=secret))
         s.flush()
@@ -86,17 +89,26 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
     with transaction(session_factory) as s:
         allocations = s.execute(select(SecretAllocation.power, SecretAllocation.canonical)).all()
         mails = s.scalars(select(OutboundMail)).all()
-    assert len({power for power, _ in allocations}) >= 5, "the game must have several powers allocating"
-    own: dict[str, set[str]] = {}
-    for power, canonical in allocations:
-        own.setdefault(power, set()).add(" ".join(canonical.split()))
     kinds = {m.kind for m in mails}
     assert {"ack", "results", "start"} <= kinds
     gm_copies = [m for m in mails if m.to_addr == MASTER]
     assert gm_copies and any(ALLOCATION.search(_text(m)) for m in gm_copies)  # the check can see them
+    assert_no_leaks(variant, allocations, mails, address, MASTER)
+    assert any(m.kind == "results" and PhaseKind.MOVEMENT.value in m.body_text for m in mails)
+
+
+def assert_no_leaks(variant: Variant, allocations: Sequence[tuple[str, str]], mails: Sequence[OutboundMail],
+                    address: dict[str, str], master: str) -> None:
+    """No mail to a player shows an allocation not its own, or names another power beside points;
+    and the players' own mail did show their own (the check can see them). `address`: each
+    player's address -> power; mail to `master` (the GM) is not checked."""
+    assert len({power for power, _ in allocations}) >= 5, "the game must have several powers allocating"
+    own: dict[str, set[str]] = {}
+    for power, canonical in allocations:
+        own.setdefault(power, set()).add(" ".join(canonical.split()))
     checked = 0
     for mail in mails:
-        if mail.to_addr == MASTER:
+        if mail.to_addr == master:
             continue
         power = address[mail.to_addr]
         text = _text(mail)
@@ -110,4 +122,3 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
                 # A power's name next to DPs or points would tell who backed whom.
                 assert not re.search(rf"{re.escape(other)}\W+(allocated|\d+\s*DP)", text), (mail.kind, power, other)
     assert checked > 0  # the powers' own mail did show their own allocations
-    assert any(m.kind == "results" and PhaseKind.MOVEMENT.value in m.body_text for m in mails)

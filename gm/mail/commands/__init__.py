@@ -1,8 +1,10 @@
-"""The player command language: one module per command, each with NAME, USAGE, HELP and run().
+"""The command language: one module per command, each with NAME, USAGE, HELP and run(); the
+players' here, the GM's in gm.mail.commands.master.
 
-A mail is read line by line. A line whose first word (or first two, for SET ...) names a command
-runs that command; any other line is an order (or a point allocation) for the game the sender has
-signed on to.
+A mail is read line by line. A line whose first two words (SET DEADLINE, REMOVE UNIT) or first
+word names a command runs that command; any other line is an order (or a point allocation) for
+the game the sender has signed on to. The GM's commands are read only after SIGNON MASTER: to
+anyone else a GM's command word is no command.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from datetime import timedelta
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -20,11 +22,15 @@ from sqlalchemy.orm import Session
 from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
-from gm.store.models import Game, GamePhase, OutboundMail, Player, utcnow
+from gm.store.models import AuditEntry, Game, GamePhase, Master, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
+
+if TYPE_CHECKING:
+    from gm.mail.dkim import Verdict
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
+MASTERS_ONLY = "a GM's command: sign on as the game's GM first (SIGNON MASTER <game> <password>)"
 NO_SUCH_GAME = "there is no such game (LIST shows the games)"
 
 
@@ -167,7 +173,8 @@ class Context:
 
     session: Session
     message: InboundMessage
-    record_mail: Callable[[], int]  # the mail's inbound_mail row id, the row written first if need be
+    # The mail's inbound_mail row id, the row written first if need be (None: no mail, the command line).
+    record_mail: Callable[[], int | None]
     verifier: PasswordVerifier
     lookups: Lookups
     gm_address: str = "gm@localhost"  # the judge's own address: the domain of the Message-IDs it makes
@@ -175,19 +182,29 @@ class Context:
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
     attachments: list[dict[str, str]] = field(default_factory=list)  # files the acknowledgement carries (MAP)
     player: Player | None = None  # signed on
+    master: Master | None = None  # signed on as the game's GM (SIGNON MASTER)
     game: Game | None = None
     signed: list[Player] = field(default_factory=list)  # every player the mail signed on as
+    masters_signed: list[Master] = field(default_factory=list)  # every GM the mail signed on as
+    # A block of lines a command takes as text (PRESS ... ENDPRESS): every line after it goes to
+    # the block, until the block says it is closed.
+    block: Block | None = None
     # Why each SIGNON or JOIN of the mail failed: the judge's own words and names from the
     # database only, so that they can be told to a sender who signed on to nothing.
     sign_on_problems: list[str] = field(default_factory=list)
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
     password_checks: int = 0  # passwords checked for this mail (see gm.mail.auth.CHECKS_PER_MAIL)
     new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
-    notices: list[tuple[str, str, str]] = field(default_factory=list)  # (to, subject, text) to mail besides the ack
+    # (to, subject, text, kind) to mail besides the ack: 'notice', or 'press' (PRESS, BROADCAST)
+    notices: list[tuple[str, str, str, str]] = field(default_factory=list)
     # Hashes of the new passwords of this mail, made before its transaction began: a memory-hard
     # hash inside it would hold the database that long.
     prehashed: dict[str, str] = field(default_factory=dict)
+    # What the mail's DKIM signatures say of its From address (see gm.mail.dkim), found before its
+    # transaction for mail that signs on; None: not looked at (no SIGNON, or no mail at all).
+    dkim: Verdict | None = None
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
+    trusted_masters: frozenset[str] = frozenset()  # addresses that may CREATE a game (the settings')
 
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""
@@ -195,9 +212,33 @@ class Context:
 
     def sign_on(self, player: Player, game: Game) -> None:
         """The lines after this act for `player`; the acknowledgement goes to its address."""
-        self.player, self.game = player, game
+        self.player, self.master, self.game = player, None, game
         if player not in self.signed:
             self.signed.append(player)
+
+    def sign_on_master(self, master: Master, game: Game) -> None:
+        """The lines after this are the GM's of `game`; the acknowledgement goes to their address."""
+        self.player, self.master, self.game = None, master, game
+        if master not in self.masters_signed:
+            self.masters_signed.append(master)
+
+    @property
+    def actor(self) -> str:
+        """Who acts, for the audit log: the GM signed on, else the sender."""
+        return self.master.email if self.master is not None else self.message.sender
+
+    def is_master(self, shown: str) -> bool:
+        """True when the mail has signed on as the game's GM; else the line is rejected saying so."""
+        if self.master is None or self.game is None:
+            self.reject(shown, MASTERS_ONLY)
+            return False
+        return True
+
+    def audit(self, action: str, detail: dict[str, Any] | None = None) -> None:
+        """Record what the line did in the game's audit log, with who did it and the mail it came in."""
+        self.session.add(AuditEntry(game_id=self.game.id if self.game is not None else None, actor=self.actor,
+                                    action=action, detail=detail, inbound_id=self.record_mail()))
+        self.changed = True
 
     def refuse_sign_on(self, shown: str, reason: str) -> None:
         self.reject(shown, reason)
@@ -220,9 +261,9 @@ class Context:
         self.new_passwords += 1
         return self.prehashed.get(password) or hash_password(password)
 
-    def notify(self, to: str, subject: str, text: str) -> None:
-        """Mail a short fixed notice to a registered address, besides the acknowledgement."""
-        self.notices.append((to, subject, text))
+    def notify(self, to: str, subject: str, text: str, kind: str = "notice") -> None:
+        """Mail a short text to a registered address, besides the acknowledgement."""
+        self.notices.append((to, subject, text, kind))
 
     def accept(self, text: str, detail: str) -> None:
         self.results.append(LineResult(text, True, detail))
@@ -231,18 +272,35 @@ class Context:
         self.results.append(LineResult(text, False, reason))
 
 
+class Block:
+    """Lines a command takes as text after its own line, up to a closing line (PRESS ... ENDPRESS)."""
+
+    def take(self, ctx: Context, line: str) -> bool:
+        """Take one line; False once the block is closed (the closing line is not text)."""
+        raise NotImplementedError
+
+    def unclosed(self, ctx: Context) -> None:
+        """The mail ended before the closing line."""
+        raise NotImplementedError
+
+
 @cache
 def registry() -> dict[str, ModuleType]:
     """Command name -> module, in the order HELP lists them. Built once (it is asked for every
     line of every mail); the modules are imported here because each imports this one."""
     from gm.mail.commands import (
+        accept_draw,
+        broadcast,
         clear,
+        create,
         help,
         history,
         join,
         listing,
         nowait,
         map as map_command,
+        press,
+        reject_draw,
         results,
         set_absence,
         set_address,
@@ -254,9 +312,17 @@ def registry() -> dict[str, ModuleType]:
         wait,
     )
 
-    modules = [signon, join, clear, wait, nowait, listing, history, results, map_command, summary, set_password,
-               set_address, set_absence, set_map, help, signoff]
+    modules = [signon, join, clear, wait, nowait, listing, history, results, map_command, summary, press, broadcast,
+               accept_draw, reject_draw, set_password, set_address, set_absence, set_map, create, help, signoff]
     return {m.NAME: m for m in modules}
+
+
+@cache
+def master_registry() -> dict[str, ModuleType]:
+    """The GM's commands (gm.mail.commands.master), name -> module, in the order HELP lists them."""
+    from gm.mail.commands.master import modules
+
+    return {m.NAME: m for m in modules()}
 
 
 MASK = "********"
@@ -288,12 +354,23 @@ def masked(line: str) -> str:
     return line[: line.rindex(password)] + MASK
 
 
-def command_for(line: str) -> tuple[ModuleType | None, list[str]]:
-    """The command a line names and its arguments; (None, []) for an order line."""
+def command_for(line: str, master: bool = False) -> tuple[ModuleType | None, list[str]]:
+    """The command a line names and its arguments; (None, []) for an order line. With `master`
+    (the mail signed on as a GM) the GM's commands first, then the players'."""
     words = line.split()
-    key = words[0].upper()
-    args = words[1:]
-    if key == "SET" and args:
-        key, args = f"SET {args[0].upper()}", args[1:]
-    command = registry().get(key)
-    return (command, args) if command is not None else (None, [])
+    if not words:
+        return None, []
+    tables = (master_registry(), registry()) if master else (registry(),)
+    for table in tables:
+        if len(words) > 1:
+            command = table.get(f"{words[0].upper()} {words[1].upper()}")
+            if command is not None:
+                return command, words[2:]
+        command = table.get(words[0].upper())
+        if command is not None:
+            return command, words[1:]
+    return None, []
+
+
+def is_master_command(command: ModuleType) -> bool:
+    return command in master_registry().values()

@@ -1,7 +1,7 @@
 """HELP: the commands this judge understands."""
 from __future__ import annotations
 
-from gm.mail.commands import Context, registry
+from gm.mail.commands import Context, master_registry, registry
 
 NAME = "HELP"
 USAGE = "HELP"
@@ -17,4 +17,6 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         " with minor powers)"
     )
     ctx.sections.append(("Commands", "\n".join(lines)))
+    if ctx.master is not None:
+        ctx.sections.append(("GM commands", "\n".join(f"{m.USAGE}\n    {m.HELP}" for m in master_registry().values())))
     ctx.accept(line, "see below")

@@ -58,7 +58,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         now = utcnow()
         phase = start(ctx.session, game, now)
         # Every player is told, not only this one: power, position, house rules, first deadline.
-        queue_start(ctx.session, game, gm_address=ctx.gm_address, gm_addresses=masters(game), now=now)
+        queue_start(ctx.session, game, gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game), now=now)
         ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
     else:
         ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(variant.great_powers)} powers taken)")

@@ -23,6 +23,10 @@ def run(ctx: Context, line: str) -> None:
     if password_in(line) is not None:  # a misspelt SIGNON, JOIN or SET PASSWORD
         ctx.reject(masked(line), "not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)")
         return
+    if ctx.master is not None:
+        ctx.reject(line, "not a GM command (HELP lists them); the GM gives an order for a power with "
+                         "ORDER <power> <order>")
+        return
     if ctx.player is None or ctx.game is None:
         ctx.reject(line, "not a command, and not an order: sign on first (SIGNON <power> <game> <password>)")
         return
@@ -78,17 +82,24 @@ def unit_key(order: Order) -> str:
 
 def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     """Keep the order for write_orders (one statement per table for a whole batch of mails, not
-    two per line), and show it on file at once."""
+    two per line), and show it on file at once. An order of the signed-on player, or one the GM
+    enters for a power (ORDER, DP): then entered_by names the GM, and the player is the power's
+    own (None when nobody plays it)."""
     table = SecretAllocation if type(order) is Allocation else OrderRecord
     key = unit_key(order)
-    assert ctx.player is not None and ctx.game is not None
+    assert ctx.game is not None and (ctx.player is not None or ctx.master is not None)
     phase = ctx.phase()
     assert phase is not None and phase.row.id == phase_id
+    if ctx.master is not None:
+        player, entered_by = ctx.lookups.player(ctx.game, order.power), ctx.actor
+    else:
+        player, entered_by = ctx.player, None
     view = ctx.lookups.on_file(table, phase.row, order.power)  # before the row joins the pending ones
     row = {
         "game_id": ctx.game.id,
         "phase_id": phase_id,
-        "player_id": ctx.player.id,
+        "player_id": player.id if player is not None else None,
+        "entered_by": entered_by,  # in every row: the rows of a batch are inserted together
         "power": order.power,
         "text": line,
         "canonical": str(order),

@@ -73,7 +73,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         if moved is not None and phase is not None:
             said += f"; the deadline of {phase.row.label} moved to {deadline_text(moved, rules.timezone)}"
             queue_deadline_moved(ctx.session, game, why="A player announced an absence (SET ABSENCE).",
-                                 gm_address=ctx.gm_address, gm_addresses=masters(game), now=now)
+                                 gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game), now=now)
         elif game.deadline_at is not None:
             said += f"; the deadline stays {deadline_text(game.deadline_at, rules.timezone)}"
     ctx.accept(line, said)

@@ -1,4 +1,5 @@
-"""SET PASSWORD <new password>: change the password of the power you signed on as."""
+"""SET PASSWORD <new password>: change the password of the power you signed on as (or, after
+SIGNON MASTER, your own GM password)."""
 from __future__ import annotations
 
 from gm.mail.commands import Context, masked
@@ -13,14 +14,25 @@ NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     shown = masked(line)
-    if not ctx.signed_on(shown):
+    if ctx.master is None and not ctx.signed_on(shown):
         return
     if len(args) != 1:
         ctx.reject(shown, f"usage: {USAGE} (one word, no spaces)")
         return
+    if ctx.master is not None and ctx.master.id is None:
+        ctx.reject(shown, "the command line has no GM password to change")
+        return
     password_hash = ctx.new_password_hash(shown, args[0])
     if password_hash is None:
         return
+    if ctx.master is not None:  # the GM's own password: the other GMs of the game keep theirs
+        ctx.master.password_hash = password_hash
+        ctx.session.add(AuditEntry(game_id=ctx.master.game_id, actor=ctx.master.email, action="set password",
+                                   detail={"master": ctx.master.email}))
+        ctx.changed = True
+        ctx.accept(shown, "your GM password changed")
+        return
+    assert ctx.player is not None
     ctx.player.password_hash = password_hash
     ctx.session.add(AuditEntry(game_id=ctx.player.game_id, actor=ctx.message.sender, action="set password",
                                detail={"power": ctx.player.power}))

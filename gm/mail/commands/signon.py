@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 from gm.engine.parse import resolve_power
-from gm.games import variant_of
-from gm.mail.auth import CHECKS_PER_MAIL, check_password, report_failures
+from gm.games import active_masters, variant_of
+from gm.mail.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, masked
+from gm.mail.dkim import refusal as dkim_refusal
+from gm.store.models import Game
 
 NAME = "SIGNON"
-USAGE = "SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>)"
-HELP = "sign on to a game as a power; the lines after it act for that power"
+USAGE = ("SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>; "
+         "a GM: SIGNON MASTER <game> <password>)")
+HELP = "sign on to a game as a power (or as its GM); the lines after it act for that power"
 TAKES_PASSWORD = True
+NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.dkim)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -20,6 +24,9 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     password = args[-1]
+    if len(args) == 3 and args[0].upper() == "MASTER":
+        _sign_on_master(ctx, args[1], password, shown)
+        return
     if len(args) == 2:  # njudge: 'SIGNON Fgame password'
         code, game_name = args[0][:1], args[0][1:]
         game = ctx.lookups.game(game_name) if game_name else None
@@ -34,13 +41,13 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if power is None:
         ctx.refuse_sign_on(shown, f"{game.name} has no such power")
         return
-    if ctx.password_checks >= CHECKS_PER_MAIL:
-        ctx.refuse_sign_on(shown, f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail")
+    if not _may_check_password(ctx, game, shown):
         return
-    ctx.password_checks += 1
     player = ctx.lookups.player(game, power)
-    why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, power, player, password)
-    if why is not None or player is None:
+    hashes = [player.password_hash] if player is not None else []
+    found, why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, power, hashes,
+                                password)
+    if found is None or player is None:
         ctx.refuse_sign_on(shown, why or f"wrong password for {power} in {game.name}")
         return
     ctx.sign_on(player, game)
@@ -53,3 +60,36 @@ def run(ctx: Context, args: list[str], line: str) -> None:
 def _power_by_letter(game, code: str) -> str | None:  # type: ignore[no-untyped-def]
     names = [p for p in variant_of(game).great_powers if p[:1].upper() == code.upper()]
     return names[0] if len(names) == 1 else None
+
+
+def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> None:
+    """SIGNON MASTER <game> <password>: the lines after it are a GM's; the acknowledgement goes to
+    the address of the GM whose password it is, whatever address the mail came from."""
+    game = ctx.lookups.game(game_name)
+    if game is None:
+        ctx.refuse_sign_on(shown, NO_SUCH_GAME)
+        return
+    if not _may_check_password(ctx, game, shown):
+        return
+    masters = [m for m in active_masters(ctx.session, game) if m.password_hash]
+    found, why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, MASTER,
+                                [m.password_hash or "" for m in masters], password)
+    if found is None:
+        ctx.refuse_sign_on(shown, why or f"wrong password for the GM in {game.name}")
+        return
+    ctx.sign_on_master(masters[found], game)
+    ctx.accept(shown, f"signed on as GM of {game.name}")
+
+
+def _may_check_password(ctx: Context, game: Game, shown: str) -> bool:
+    """Whether a sign-on's password is to be checked (and counted); False (the sign-on refused)
+    when `game` requires DKIM and the mail is not signed by the sender's domain, checked first so
+    that a forged mail costs the player no failed try, or when the mail has had its checks."""
+    why = dkim_refusal(game.name, game.require_dkim, ctx.dkim)
+    if why is None and ctx.password_checks >= CHECKS_PER_MAIL:
+        why = f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail"
+    if why is not None:
+        ctx.refuse_sign_on(shown, why)
+        return False
+    ctx.password_checks += 1
+    return True

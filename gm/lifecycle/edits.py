@@ -1,0 +1,310 @@
+"""The GM's corrections of a position (SET UNIT, REMOVE UNIT, SET OWNER, SET HOME, SET PHASE): the
+position at the start of the current phase changed, checked against the variant, and the orders on
+file that no longer fit it withdrawn. Pure of mail: REISSUE tells the players what changed.
+
+Every function works in the caller's transaction, on a game under way, and raises GameError (the
+reason, for the GM) changing nothing when it cannot be done. Each edit says what changed in words
+every player may read: no order, no allocation."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from gm.engine.adjudicator import check_order
+from gm.engine.graph import Terrain
+from gm.engine.model import GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.parse import lookup_location, parse_order, resolve_power
+from gm.engine.variant import Variant
+from gm.games import CurrentPhase, GameError, variant_of
+from gm.lifecycle.phase_names import read_phase
+from gm.lifecycle.timing import under_way
+from gm.store.db import state_to_json
+from gm.store.models import AuditEntry, Game, GamePhase, OrderRecord, SecretAllocation
+
+# The audit actions of the edits, and those after which REISSUE has nothing left to tell: the
+# players learnt the position from the results, the rollback notice or the last correction.
+EDIT_ACTIONS = ("set unit", "remove unit", "set owner", "set home", "set phase")
+ISSUED_ACTIONS = ("adjudicate", "rollback", "reissue")
+NONE_WORDS = ("NONE", "NOBODY", "NEUTRAL")
+
+
+@dataclass
+class Edit:
+    """One edit made to the position of `phase`: what it changed, in words for everyone, before
+    and after, for the audit log, and the orders on file it withdrew (power, order) because they
+    no longer fit."""
+
+    phase: str
+    change: str
+    before: Any
+    after: Any
+    withdrawn: list[tuple[str, str]] = field(default_factory=list)
+
+    def audit_detail(self) -> dict[str, Any]:
+        return {"phase": self.phase, "change": self.change, "before": self.before, "after": self.after,
+                "withdrawn": [{"power": p, "order": o} for p, o in self.withdrawn]}
+
+
+# --- reading what the GM wrote ------------------------------------------------------------------
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", " ", text.casefold()).strip()
+
+
+def _exact_power(variant: Variant, text: str) -> str | None:
+    """The power `text` names exactly (its name, adjective or an alias, any case): no guessing,
+    so that a power's name is never taken to run on into the words after it."""
+    key = _key(text)
+    for power in variant.powers.values():
+        for name in filter(None, (power.name, power.adjective, *power.aliases)):
+            if key in (_key(name), _key(name).replace(" ", "")):
+                return power.name
+    return None
+
+
+def _powers_of(variant: Variant) -> str:
+    return ", ".join(variant.great_powers)
+
+
+def leading_power(variant: Variant, words: list[str]) -> tuple[str, list[str]]:
+    """The power the first words name ('Great Britain F Lon - Nth' -> Great Britain) and the words
+    after it: an exact name of up to three words first, else the first word as players spell it."""
+    for n in range(min(3, len(words) - 1), 0, -1):
+        power = _exact_power(variant, " ".join(words[:n]).rstrip(":"))
+        if power is not None:
+            return power, words[n:]
+    power = resolve_power(variant, words[0].rstrip(":")) if words else None
+    if power is None:
+        named = words[0] if words else ""
+        raise GameError(f"{variant.title} has no power {named!r}; its great powers are {_powers_of(variant)}")
+    return power, words[1:]
+
+
+def _trailing_power(variant: Variant, words: list[str]) -> tuple[list[str], str | None]:
+    """The words before a power (or NONE) the last words name, and that power (None for NONE)."""
+    if words and words[-1].upper() in NONE_WORDS:
+        return words[:-1], None
+    for n in range(min(3, len(words) - 1), 0, -1):
+        power = _exact_power(variant, " ".join(words[-n:]))
+        if power is not None:
+            return words[:-n], power
+    power = resolve_power(variant, words[-1]) if words else None
+    if power is None:
+        named = words[-1] if words else ""
+        raise GameError(f"{variant.title} has no power {named!r} (NONE: nobody); its great powers are "
+                        f"{_powers_of(variant)}")
+    return words[:-1], power
+
+
+def read_unit(variant: Variant, text: str) -> Unit:
+    """'A Par', 'F Stp/nc', 'F Spa nc', 'Fleet Spain north coast' -> a unit (its power left empty),
+    refused where no such unit can stand: a fleet inland, an army at sea, a fleet's coast missing
+    or wrong, an army on a coast."""
+    kind, _, where = text.strip().partition(" ")
+    unit_type = {"A": UnitType.ARMY, "ARMY": UnitType.ARMY, "F": UnitType.FLEET, "FLEET": UnitType.FLEET}.get(
+        kind.upper())
+    if unit_type is None or not where.strip():
+        raise GameError(f"{text.strip()!r} is no unit: write it as A Par, F Stp/nc or F Spa nc")
+    location, why = lookup_location(variant, where)
+    if location is None:
+        raise GameError(why or f"unknown place {where.strip()!r}")
+    province = variant.map.provinces[province_of(location)]
+    name = variant.map.name(location)
+    if province.terrain is Terrain.IMPASSABLE:
+        raise GameError(f"no unit can stand in {name}: it is impassable")
+    if unit_type is UnitType.ARMY:
+        if province.terrain is Terrain.SEA:
+            raise GameError(f"an army cannot stand at sea ({name})")
+        if location != province.abbr:
+            raise GameError(f"an army stands in {province.name}, not on one of its coasts: A {province.abbr}")
+    else:
+        places = variant.map.fleet_locations(province.abbr)
+        if not places:
+            raise GameError(f"a fleet cannot stand inland ({name})")
+        if location not in places:
+            coasts = " or ".join(f"F {p}" for p in places)
+            raise GameError(f"{province.name} has {len(places)} coasts: say which a fleet is on ({coasts})")
+    return Unit("", unit_type, location)
+
+
+def _province(variant: Variant, text: str) -> str:
+    location, why = lookup_location(variant, text)
+    if location is None:
+        raise GameError(why or f"unknown place {text.strip()!r}")
+    return province_of(location)
+
+
+def _centre(variant: Variant, text: str) -> str:
+    province = _province(variant, text)
+    if not variant.map.provinces[province].supply_centre:
+        raise GameError(f"{variant.map.name(province)} is no supply centre")
+    return province
+
+
+def _unit_words(variant: Variant, unit: Unit) -> str:
+    return f"{unit.type.value} {variant.map.name(unit.location)} ({unit.power})"
+
+
+# --- the edits ----------------------------------------------------------------------------------
+
+
+def set_unit(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET UNIT <power> <unit>: the unit on the board, replacing whatever stood in its province."""
+    variant, current = variant_of(game), under_way(session, game)
+    if len(args) < 3:
+        raise GameError("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)")
+    power, rest = leading_power(variant, args)
+    unit = read_unit(variant, " ".join(rest))
+    unit = Unit(power, unit.type, unit.location)
+    state = current.state
+    there = state.units.get(unit.province)
+    if there == unit:
+        raise GameError(f"{_unit_words(variant, unit)} is there already")
+    change = f"{_unit_words(variant, unit)} set on the board"
+    if there is not None:
+        change += f", in place of {_unit_words(variant, there)}"
+    after = state.with_(units={**state.units, unit.province: unit})
+    before = f"{there} ({there.power})" if there is not None else None
+    return _apply(session, game, variant, current, after, change, before, f"{unit} ({power})")
+
+
+def remove_unit(session: Session, game: Game, args: list[str]) -> Edit:
+    """REMOVE UNIT <location>: the unit there taken off the board; REMOVE UNIT DISLODGED <location>:
+    the unit dislodged from there, in a retreat phase (its province holds the unit that
+    dislodged it)."""
+    variant, current = variant_of(game), under_way(session, game)
+    dislodged = bool(args) and args[0].upper() == "DISLODGED"
+    where = args[1:] if dislodged else args
+    if not where:
+        raise GameError("name the place: REMOVE UNIT <location> (REMOVE UNIT Par; REMOVE UNIT DISLODGED Bur)")
+    province = _province(variant, " ".join(where))
+    state = current.state
+    name = variant.map.name(province)
+    if dislodged:
+        if province not in state.dislodged:
+            raise GameError(f"no unit was dislodged from {name}")
+        unit = state.dislodged[province].unit
+        after = state.with_(dislodged={k: v for k, v in state.dislodged.items() if k != province})
+        change = f"the dislodged {_unit_words(variant, unit)} taken off the board"
+    else:
+        unit = state.units.get(province)
+        if unit is None:
+            hint = f" (REMOVE UNIT DISLODGED {province} for the unit dislodged from it)" \
+                if province in state.dislodged else ""
+            raise GameError(f"there is no unit in {name}{hint}")
+        after = state.with_(units={k: v for k, v in state.units.items() if k != province})
+        change = f"{_unit_words(variant, unit)} taken off the board"
+    return _apply(session, game, variant, current, after, change, f"{unit} ({unit.power})", None)
+
+
+def set_owner(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET OWNER <centre> <power>|NONE: who owns a supply centre."""
+    variant, current = variant_of(game), under_way(session, game)
+    if len(args) < 2:
+        raise GameError("name the centre and its owner: SET OWNER <centre> <power>|NONE (SET OWNER Bel France)")
+    place, power = _trailing_power(variant, args)
+    centre = _centre(variant, " ".join(place))
+    state = current.state
+    before = state.supply_centres.get(centre)
+    name = variant.map.name(centre)
+    if before == power:
+        raise GameError(f"{name} is owned by {power or 'nobody'} already")
+    centres = {k: v for k, v in state.supply_centres.items() if k != centre}
+    if power is not None:
+        centres[centre] = power
+    change = f"{name} now owned by {power or 'nobody'} (was {before or 'nobody'}'s)"
+    return _apply(session, game, variant, current, state.with_(supply_centres=centres), change, before, power)
+
+
+def set_home(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET HOME <power> <centre>: a home centre more for the power (where it may build)."""
+    variant, current = variant_of(game), under_way(session, game)
+    if len(args) < 2:
+        raise GameError("name the power and the centre: SET HOME <power> <centre> (SET HOME France Bel)")
+    power, rest = leading_power(variant, args)
+    centre = _centre(variant, " ".join(rest))
+    state = current.state
+    homes = state.home_centres.get(power, frozenset())
+    name = variant.map.name(centre)
+    if centre in homes:
+        raise GameError(f"{name} is a home centre of {power} already")
+    after = state.with_(home_centres={**state.home_centres, power: homes | {centre}})
+    return _apply(session, game, variant, current, after, f"{name} now a home centre of {power}",
+                  sorted(homes), sorted(homes | {centre}))
+
+
+def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET PHASE <phase>: the season, year and kind of the current phase, the position kept. A
+    retreat phase needs dislodged units; out of one, the dislodged units are gone (disbanded)."""
+    variant, current = variant_of(game), under_way(session, game)
+    text = " ".join(args)
+    phase = read_phase(variant, text) if text.strip() else None
+    if phase is None:
+        raise GameError(f"{text.strip()!r} is no phase: write it like Fall 1901, F1901M, Fall 1901 retreats or W1901")
+    winter = phase.season is Season.WINTER
+    if winter != (phase.kind is PhaseKind.ADJUSTMENT):
+        raise GameError("adjustments are in the winter, and the winter has only adjustments")
+    state = current.state
+    label = variant.phase_label(phase)
+    if phase == state.phase:
+        raise GameError(f"the current phase is {label} already")
+    if phase.kind is PhaseKind.RETREAT and not state.dislodged:
+        raise GameError(f"{label}: a retreat phase needs dislodged units, and there are none (SET UNIT cannot "
+                        "dislodge one: adjudicate the movement, or ROLLBACK to it)")
+    taken = session.scalar(select(GamePhase.id).where(GamePhase.game_id == game.id, GamePhase.label == label,
+                                                      GamePhase.id != current.row.id))
+    if taken is not None:
+        raise GameError(f"{game.name} has had a phase {label} already (ROLLBACK returns to it)")
+    after = state.with_(phase=phase)
+    change = f"the phase is now {label} (was {current.row.label})"
+    if phase.kind is not PhaseKind.RETREAT and state.dislodged:
+        gone = ", ".join(_unit_words(variant, d.unit) for _, d in sorted(state.dislodged.items()))
+        after = after.with_(dislodged={}, contested=frozenset())
+        change += f"; the dislodged units are disbanded: {gone}"
+    before_label = current.row.label
+    current.row.label = label
+    return _apply(session, game, variant, current, after, change, before_label, label)
+
+
+# --- writing an edit ----------------------------------------------------------------------------
+
+
+def _apply(session: Session, game: Game, variant: Variant, current: CurrentPhase, state: GameState, change: str,
+           before: Any, after: Any) -> Edit:
+    """Store the edited position (a new dict: the JSON column is not watched in place) and
+    withdraw the orders on file that no longer fit it."""
+    current.row.state_json = state_to_json(state)
+    edit = Edit(current.row.label, change, before, after)
+    for table in (OrderRecord, SecretAllocation):
+        t = table.__table__
+        rows = session.execute(select(t.c.id, t.c.power, t.c.canonical)
+                               .where(t.c.phase_id == current.row.id, t.c.current.is_(True)).order_by(t.c.id)).all()
+        unfit = [(row_id, power, canonical) for row_id, power, canonical in rows
+                 if not _fits(variant, state, power, canonical)]
+        if unfit:
+            session.execute(update(t).where(t.c.id.in_([u[0] for u in unfit])).values(current=False))
+            edit.withdrawn += [(power, canonical) for _, power, canonical in unfit]
+    return edit
+
+
+def _fits(variant: Variant, state: GameState, power: str, canonical: str) -> bool:
+    """Would this order be taken, as it stands, in the position `state`?"""
+    parsed = parse_order(variant, canonical, power, state.phase.kind, state)
+    return parsed.order is not None and check_order(variant, state, parsed.order) is None
+
+
+def unissued_edits(session: Session, game: Game) -> list[AuditEntry]:
+    """The edits audited since the players last learnt the position (an adjudication, a rollback,
+    a REISSUE), oldest first."""
+    issued = session.scalar(select(AuditEntry.id).where(AuditEntry.game_id == game.id,
+                                                        AuditEntry.action.in_(ISSUED_ACTIONS))
+                            .order_by(AuditEntry.id.desc()).limit(1))
+    query = select(AuditEntry).where(AuditEntry.game_id == game.id, AuditEntry.action.in_(EDIT_ACTIONS))
+    if issued is not None:
+        query = query.where(AuditEntry.id > issued)
+    return list(session.scalars(query.order_by(AuditEntry.id)))

@@ -1,0 +1,13 @@
+"""BROADCAST [GREY]  ...text...  ENDPRESS: send press to every power (see gm.mail.press)."""
+from __future__ import annotations
+
+from gm.mail import press
+from gm.mail.commands import Context
+
+NAME = "BROADCAST"
+USAGE = "BROADCAST [GREY]  ...text...  ENDPRESS"
+HELP = "send press to every power"
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    ctx.block = press.start(ctx, args, line, broadcast=True)

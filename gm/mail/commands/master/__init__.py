@@ -1,0 +1,114 @@
+"""The GM's commands: one module each, read only after SIGNON MASTER <game> <password> (see
+gm.mail.commands). Each is recorded in the game's audit log with the mail it came in."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+
+from sqlalchemy.orm import Session
+
+from gm.games import current_phase
+from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.overview import columns, powers_at_a_glance
+from gm.mail.commands import Context, Lookups, command_for, orders
+from gm.mail.game_mail import deadline_text
+from gm.mail.message import InboundMessage
+from gm.store.models import Game, Master, OutboundMail
+from gm.store.passwords import PasswordVerifier
+
+
+def modules() -> list[ModuleType]:
+    """The GM's commands, in the order HELP lists them."""
+    from gm.mail.commands.master import (
+        civil_disorder,
+        dp,
+        draw,
+        eject,
+        extend,
+        order,
+        pause,
+        preview,
+        process,
+        reissue,
+        remove_unit,
+        replace,
+        resume,
+        rollback,
+        set_deadline,
+        set_dkim,
+        set_grace,
+        set_home,
+        set_nmr,
+        set_option,
+        set_owner,
+        set_phase,
+        set_press,
+        set_unit,
+        start,
+        terminate,
+        uncd,
+    )
+
+    return [
+        set_deadline, extend, set_grace, set_nmr, pause, resume,  # the clock
+        process, preview, rollback,  # adjudication
+        order, dp,  # orders on a power's behalf
+        set_unit, remove_unit, set_owner, set_home, set_phase, reissue,  # the position, corrected
+        replace, eject, civil_disorder, uncd,  # players
+        start, terminate, draw, set_press, set_option, set_dkim,  # the game
+    ]
+
+
+OPERATOR = "operator (command line)"  # who acts, in the audit log, for `gm game master` on the server
+
+
+def overview(ctx: Context) -> tuple[str, str] | None:
+    """What a GM's acknowledgement ends with: the game's phase and deadline, and each power's
+    player and orders (never their content: the GM sees those in the results' GM copy)."""
+    game = ctx.game
+    if ctx.master is None or game is None:
+        return None
+    ctx.session.flush()
+    current = current_phase(ctx.session, game)
+    deadline = deadline_text(game.deadline_at, rules_of(game.options).timezone)
+    head = f"{game.name} ({game.variant}), {game.status}"
+    if current is not None:
+        head += f", {current.row.label}; deadline {deadline}" + (" (paused)" if game.paused_at else "")
+    return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game))])
+
+
+def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_address: str) -> Context:
+    """Carry out GM command lines on the server itself (`gm game master`, `gm game process`, ...):
+    the same commands as by mail, as a GM who needs no password, in the caller's transaction.
+    The mail they queue (results, announcements, notices) goes out with the outbox; what the
+    acknowledgement would say is in the context returned."""
+    message = InboundMessage(message_id="<operator@localhost>", sender=OPERATOR, reply_to=OPERATOR, subject="",
+                             text="\n".join(lines), automatic=None, soft_automatic=False, size=0, in_reply_to=None,
+                             references=())
+    # The game's row locked, and read again under the lock: the scheduler of a running gm serve
+    # skips a locked game, so that a phase is never adjudicated by both.
+    session.refresh(game, with_for_update=True)
+    lookups = Lookups(session)
+    ctx = Context(session=session, message=message, record_mail=lambda: None, verifier=PasswordVerifier(),
+                  lookups=lookups, gm_address=gm_address)
+    ctx.sign_on_master(Master(game_id=game.id, email=OPERATOR), game)
+    for line in lines:
+        if ctx.block is not None:
+            if not ctx.block.take(ctx, line):
+                ctx.block = None
+            continue
+        command, args = command_for(line, master=True)
+        if command is None:
+            ctx.reject(line, "not a GM command (gm game master NAME HELP lists them)")
+            continue
+        orders.write_orders(session, lookups)
+        command.run(ctx, args, line)
+    if ctx.block is not None:
+        ctx.block.unclosed(ctx)
+    orders.write_orders(session, lookups)
+    glance = overview(ctx)
+    if glance is not None:
+        ctx.sections.append(glance)
+    for to, subject, text, kind in ctx.notices:
+        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind=kind, game_id=game.id))
+    return ctx

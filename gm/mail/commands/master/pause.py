@@ -1,0 +1,32 @@
+"""PAUSE: stop the clock: no phase ends and no reminder goes out until RESUME."""
+from __future__ import annotations
+
+from gm.games import GameError
+from gm.lifecycle.timing import pause
+from gm.mail.commands import Context
+from gm.mail.game_mail import queue_announcement
+from gm.store.models import utcnow
+
+NAME = "PAUSE"
+USAGE = "PAUSE"
+HELP = "stop the clock: no phase ends and no reminder goes out until RESUME"
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if not ctx.is_master(line):
+        return
+    if args:
+        ctx.reject(line, f"usage: {USAGE}")
+        return
+    game, now = ctx.game, utcnow()
+    try:
+        current = pause(ctx.session, game, now)
+    except GameError as e:
+        ctx.reject(line, str(e))
+        return
+    queue_announcement(ctx.session, game, "The game is paused",
+                       f"The GM paused the game in {current.row.label}: no phase ends and no reminder goes out "
+                       "until the GM resumes it; the deadline then moves on by the time paused. Orders are "
+                       "still taken meanwhile.", gm_address=ctx.gm_address, now=now)
+    ctx.audit("pause", {"phase": current.row.label})
+    ctx.accept(line, f"{game.name} is paused; every player is told")

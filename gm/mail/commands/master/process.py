@@ -1,0 +1,58 @@
+"""PROCESS: adjudicate the current phase now, with the orders on file."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from gm.games import GameError, masters
+from gm.lifecycle import phases
+from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.timing import under_way
+from gm.mail.commands import Context
+from gm.mail.game_mail import deadline_text, queue_progress
+from gm.store.models import utcnow
+
+NAME = "PROCESS"
+USAGE = "PROCESS"
+HELP = "adjudicate the current phase now, with the orders on file"
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if not ctx.is_master(line):
+        return
+    if args:
+        ctx.reject(line, f"usage: {USAGE}")
+        return
+    try:
+        under_way(ctx.session, ctx.game)
+    except GameError as e:
+        ctx.reject(line, str(e))
+        return
+    now = utcnow()
+    progress = process(ctx, now)
+    labels = [end.row.label for end in progress.ended]
+    ctx.audit("process", {"phases": labels})
+    ctx.accept(line, f"{', '.join(labels)} adjudicated; the results went to every player and GM; "
+                     f"{where_now(ctx)}")
+
+
+def process(ctx: Context, now: datetime) -> phases.Progress:
+    """What the scheduler does at a deadline, now: the current phase adjudicated with the orders on
+    file (and the phases after it with nothing to decide), the results mailed."""
+    game = ctx.game
+    players = phases.players_by_power(ctx.session, game)
+    progress = phases.Progress(ended=phases.end_phase(ctx.session, game, now, players=players), players=players)
+    queue_progress(ctx.session, game, progress, gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game),
+                   now=now)
+    ctx.lookups.forget()
+    return progress
+
+
+def where_now(ctx: Context) -> str:
+    """'now Fall 1901, Movement, deadline ...', or how the game ended."""
+    game = ctx.game
+    current = ctx.phase()
+    if current is None:
+        return f"the game is over: {game.outcome}" if game.outcome else "no phase is open"
+    paused = " (the game is paused: RESUME starts the clock)" if game.paused_at else ""
+    deadline = deadline_text(game.deadline_at, rules_of(game.options).timezone)
+    return f"now {current.row.label}, deadline {deadline}{paused}"

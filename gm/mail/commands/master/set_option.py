@@ -1,0 +1,86 @@
+"""SET OPTION <name> <value>: a game option (see the list the command gives)."""
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from gm.games import GameError
+from gm.lifecycle.house_rules import HouseRules
+from gm.lifecycle.timing import change_rules, set_options
+from gm.mail.commands import Context
+from gm.mail.commands.join import SEVERAL_POWERS
+from gm.mail.game_mail import queue_announcement
+from gm.maps.render import PALETTES
+from gm.store.models import GameStatus, utcnow
+
+NAME = "SET OPTION"
+USAGE = "SET OPTION <name> <value>"
+HELP = "a game option (see the list the command gives)"
+
+MAP_PALETTE = "map_palette"
+HOUSE_RULES = tuple(f.name for f in fields(HouseRules))
+# No variant declares options of its own (Ambition & Empire's version 6 is a variant of its own,
+# ambition-v6): a game's options are its house rules and these.
+OPTIONS = (*HOUSE_RULES, MAP_PALETTE, SEVERAL_POWERS)
+_YES, _NO = ("yes", "on", "true"), ("no", "off", "false")
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if not ctx.is_master(line):
+        return
+    if len(args) < 2:
+        ctx.reject(line, f"usage: {USAGE}; the options are {', '.join(OPTIONS)}")
+        return
+    game = ctx.game
+    name, value = args[0].lower().replace("-", "_"), " ".join(args[1:])
+    if name not in OPTIONS:
+        ctx.reject(line, f"no game option {args[0]!r}; the options are {', '.join(OPTIONS)}")
+        return
+    if name in HOUSE_RULES:
+        change_house_rules(ctx, line, "set option", {name: value if name == "timezone" else value.lower()})
+        return
+    if game.status == GameStatus.FINISHED:
+        ctx.reject(line, f"{game.name} is over: its options no longer matter")
+        return
+    chosen: str | bool
+    if name == MAP_PALETTE:
+        chosen = value.lower()
+        if chosen not in PALETTES:
+            ctx.reject(line, f"map_palette is one of {', '.join(PALETTES)}, not {value!r}")
+            return
+        said = f"the maps are drawn in the {chosen} colours, for every player who did not choose others (SET MAP)"
+    else:
+        if value.lower() not in _YES + _NO:
+            ctx.reject(line, f"{name} is yes or no, not {value!r}")
+            return
+        chosen = value.lower() in _YES
+        said = ("one address may play several powers" if chosen
+                else "one address plays one power (those who play several already keep them)")
+    set_options(game, {name: chosen})
+    shown = chosen if isinstance(chosen, str) else "yes" if chosen else "no"
+    announce(ctx, line, "Game option set", f"The GM set {name} to {shown}: {said}.", "set option", {name: chosen},
+             f"{name} is {shown}")
+
+
+def change_house_rules(ctx: Context, line: str, action: str, changes: dict[str, Any]) -> None:
+    """The game's house rules changed (SET OPTION, SET GRACE, SET NMR), every player told."""
+    game = ctx.game
+    try:
+        rules = change_rules(ctx.session, game, changes, utcnow())
+    except GameError as e:
+        ctx.reject(line, str(e))
+        return
+    written = rules.to_options()
+    said = ", ".join(f"{name} {written[name]}" for name in changes)
+    text = "\n".join([f"The GM changed the house rules: {said}.", "", "The house rules now:",
+                      *(f"  {rule}" for rule in rules.describe())])
+    announce(ctx, line, "House rules changed", text, action, {name: written[name] for name in changes},
+             f"house rules: {said}")
+
+
+def announce(ctx: Context, line: str, subject: str, text: str, action: str, detail: dict[str, Any],
+             done: str) -> None:
+    """Every player and GM told `text`; the audit entry; the line accepted, saying what was `done`."""
+    queue_announcement(ctx.session, ctx.game, subject, text, gm_address=ctx.gm_address, now=utcnow())
+    ctx.audit(action, detail)
+    ctx.accept(line, f"{done}; every player is told")

@@ -1,0 +1,14 @@
+"""PRESS TO <power>[,<power>...] [GREY]  ...text...  ENDPRESS: send press to those powers: the lines
+up to ENDPRESS, relayed without your address (see gm.mail.press)."""
+from __future__ import annotations
+
+from gm.mail import press
+from gm.mail.commands import Context
+
+NAME = "PRESS"
+USAGE = "PRESS TO <power>[,<power>...] [GREY]  ...text...  ENDPRESS"
+HELP = "send press to those powers: the lines up to ENDPRESS, relayed without your address"
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    ctx.block = press.start(ctx, args, line, broadcast=False)

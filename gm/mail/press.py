@@ -1,0 +1,219 @@
+"""Press: messages between the powers of a game (PRESS TO ..., BROADCAST), relayed by the judge.
+
+The lines after the PRESS (or BROADCAST) line, up to ENDPRESS, are the text: never commands or
+orders, whatever they say, so that press inside an order mail leaves the orders around it alone.
+Each recipient power's player gets the text at their registered address, headed with who it is
+from (the sender's power, "the GM", or "anonymous" for grey press) and to whom it went; no address
+of anyone is in it. The GMs get a copy of every press saying who really sent it.
+
+A game's press (games.options["press"], SET PRESS): white (signed by the sender's power, the
+default), grey (a player may also send it unsigned: PRESS TO France GREY) or none (players send
+none; the GM always may).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gm.engine.parse import resolve_power
+from gm.engine.variant import Variant
+from gm.games import masters, variant_of
+from gm.mail.commands import Block, Context
+from gm.mail.message import ACK_MARKER
+from gm.mail.reply import render
+from gm.store.models import Game, GameStatus
+
+OPTION = "press"
+KINDS = ("white", "grey", "none")
+DEFAULT = "white"
+MAX_LINES = 100  # lines of one press
+MAX_CHARS = 10_000  # characters of one press
+CLOSING = ("ENDPRESS", "END PRESS")
+GREY_WORDS = ("GREY", "GRAY")
+NAME_WORDS = 4  # words in a power's name at most ('Great Britain': two)
+
+
+def press_kind(game: Game) -> str:
+    """The game's press: 'white', 'grey' or 'none'."""
+    kind = (game.options or {}).get(OPTION, DEFAULT)
+    return kind if kind in KINDS else DEFAULT
+
+
+def set_press_kind(game: Game, kind: str) -> None:
+    assert kind in KINDS
+    game.options = {**(game.options or {}), OPTION: kind}  # a new dict: the JSON column sees the change
+
+
+def describe(kind: str) -> str:
+    """The press kind as the players are told it."""
+    return {
+        "white": "white: press is signed with the sender's power",
+        "grey": "grey: press may be sent unsigned (PRESS TO <power> GREY, BROADCAST GREY) or signed",
+        "none": "none: players send no press (the GM still may)",
+    }[kind]
+
+
+@dataclass
+class PressBlock(Block):
+    """The text of one PRESS or BROADCAST, taken up to ENDPRESS, then relayed (or, if the line was
+    refused, dropped: its text is still no orders)."""
+
+    line: str  # the PRESS or BROADCAST line, as the acknowledgement shows it
+    refused: str | None = None  # why nothing is to be sent, found on that line
+    game: Game | None = None
+    sender: str | None = None  # the sender's power; None: the GM
+    to: list[str] = field(default_factory=list)  # the powers named (every other power: BROADCAST)
+    broadcast: bool = False
+    grey: bool = False
+    text: list[str] = field(default_factory=list)  # kept up to just past the bounds
+    lines: int = 0
+    chars: int = 0
+
+    def take(self, ctx: Context, line: str) -> bool:
+        if " ".join(line.split()).upper() in CLOSING:
+            self._close(ctx)
+            return False
+        self.lines += 1
+        self.chars += len(line)
+        if self.lines <= MAX_LINES and self.chars <= MAX_CHARS:  # past a bound only counted
+            self.text.append(line)
+        return True
+
+    def unclosed(self, ctx: Context) -> None:
+        why = "every line after this one was read as press, not orders"
+        if self.refused:
+            ctx.reject(self.line, f"{self.refused}; and the mail ended before ENDPRESS: {why}")
+        else:
+            ctx.reject(self.line, f"the mail ended before ENDPRESS: nothing was sent, and {why}")
+
+    def _close(self, ctx: Context) -> None:
+        if self.refused:
+            ctx.reject(self.line, self.refused)
+        elif not self.text:
+            ctx.reject(self.line, "no text between this line and ENDPRESS: nothing was sent")
+        elif self.lines > MAX_LINES or self.chars > MAX_CHARS:
+            ctx.reject(self.line, f"press is at most {MAX_LINES} lines and {MAX_CHARS:,} characters, this one has "
+                                  f"{self.lines} and {self.chars:,}: nothing was sent")
+        else:
+            _relay(ctx, self)
+
+
+def start(ctx: Context, args: list[str], line: str, *, broadcast: bool) -> PressBlock:
+    """The block that takes the text after a PRESS (`broadcast` False) or BROADCAST line. A line
+    that cannot be sent still opens one (refused): the text after it must not be read as orders."""
+    block = PressBlock(line=line, broadcast=broadcast, game=ctx.game)
+    block.refused = _header(ctx, block, args)
+    return block
+
+
+def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
+    """Read the PRESS or BROADCAST line into `block`; why it cannot be sent, or None."""
+    usage = "usage: BROADCAST [GREY]" if block.broadcast else "usage: PRESS TO <power>[,<power>...] [GREY]"
+    game = ctx.game
+    if game is None or (ctx.player is None and ctx.master is None):
+        return "sign on first (SIGNON <power> <game> <password>, or SIGNON MASTER as the GM): nothing was sent"
+    if game.status == GameStatus.FINISHED:
+        return f"{game.name} is over: press is closed"
+    block.sender = None if ctx.master is not None else ctx.player.power
+    if ctx.master is None and block.sender is None:  # a player with no power yet: nobody to sign as
+        return f"you play no power in {game.name} yet: nothing was sent"
+    words = list(args)
+    block.grey = bool(words) and words[-1].upper() in GREY_WORDS
+    if block.grey:
+        words.pop()
+    kind = press_kind(game)
+    if block.sender is not None and kind == "none":
+        return f"{game.name} has no press between players (the GM's setting): nothing was sent"
+    if block.grey and block.sender is None:
+        return "the GM's press is always signed as the GM: GREY is for players"
+    if block.grey and kind != "grey":
+        return f"press in {game.name} is signed (white press): it cannot be sent GREY"
+    variant = variant_of(game)
+    if block.broadcast:
+        if words:
+            return usage
+        block.to = [p for p in variant.great_powers if p != block.sender]
+        return None
+    if words and words[0].upper() == "TO":
+        words.pop(0)
+    names = [part.split() for part in " ".join(words).split(",")]
+    if not any(names):
+        return usage
+    to: list[str] = []
+    for part in names:
+        found, why = _powers(variant, part, game.name)
+        if why is not None:
+            return why
+        to.extend(p for p in found if p not in to)
+    minor = [p for p in to if p not in variant.great_powers]
+    if minor:
+        return f"nobody plays {_names(minor)} (minor powers): nothing was sent"
+    if block.sender in to:
+        return f"{block.sender} is your own power: nothing was sent"
+    block.to = to
+    return None
+
+
+def _powers(variant: Variant, words: list[str], game: str) -> tuple[list[str], str | None]:
+    """The powers a run of words names ('Great Britain France': two), or why not. At each word the
+    longest run that names one power is read, unless it splits into two runs naming two different
+    powers (power names are read loosely: 'Great Britain France' alone reads as Great Britain)."""
+    found: list[str] = []
+    i = 0
+    while i < len(words):
+        for j in range(min(len(words), i + NAME_WORDS), i, -1):
+            power = resolve_power(variant, " ".join(words[i:j]))
+            if power is not None and not _two_powers(variant, words[i:j]):
+                found.append(power)
+                i = j
+                break
+        else:
+            return [], f"{game} has no power {words[i]!r}: nothing was sent"
+    return found, None
+
+
+def _two_powers(variant: Variant, words: list[str]) -> bool:
+    for k in range(1, len(words)):
+        first, second = resolve_power(variant, " ".join(words[:k])), resolve_power(variant, " ".join(words[k:]))
+        if first is not None and second is not None and first != second:
+            return True
+    return False
+
+
+def _names(powers: list[str]) -> str:
+    return ", ".join(powers)
+
+
+def _relay(ctx: Context, block: PressBlock) -> None:
+    """Mail the text to the players of the powers it is for, and a copy to the GMs."""
+    game = block.game
+    assert game is not None
+    players = {power: ctx.lookups.player(game, power) for power in block.to}
+    readers = {power: player.email for power, player in players.items() if player is not None}
+    sent = list(readers)
+    unplayed = [power for power in block.to if power not in readers]
+    if not sent:
+        ctx.reject(block.line, f"nobody plays {_names(unplayed)}: nothing was sent")
+        return
+    shown_from = "anonymous" if block.grey else block.sender or "the GM"
+    shown_to = "every power" if block.broadcast else _names(block.to)
+    body = "\n".join(block.text)
+    what = "Broadcast" if block.broadcast else "Press"
+    subject = f"[{game.name}] {'Anonymous press' if block.grey else f'{what} from {shown_from}'}"
+    values = {"marker": ACK_MARKER, "game": game.name, "sender": shown_from, "to": shown_to, "text": body}
+    text = render("press.txt.j2", "en", **values, really=None)
+    addresses = list(dict.fromkeys(readers.values()))  # a player of two powers gets it once
+    for address in addresses:
+        ctx.notify(address, subject, text, kind="press")
+    really = block.sender or "the GM"
+    copy = render("press.txt.j2", "en", **values, really=really + (", as anonymous press" if block.grey else ""))
+    copy_subject = f"[{game.name}] Copy: {'anonymous ' if block.grey else ''}{what.lower()} from {really} to {shown_to}"
+    own = ctx.master.email if ctx.master is not None else None
+    for address in masters(ctx.session, game):
+        if address != own and address not in addresses:
+            ctx.notify(address, copy_subject, copy, kind="press")
+    ctx.audit("press", {"from": block.sender or "GM", "to": sent, "broadcast": block.broadcast, "grey": block.grey,
+                        "lines": block.lines, "characters": block.chars})
+    detail = f"relayed to {_names(sent)}" + (" as anonymous press" if block.grey else "")
+    if unplayed:
+        detail += f"; not to {_names(unplayed)} (nobody plays {'it' if len(unplayed) == 1 else 'them'})"
+    ctx.accept(block.line, f"{detail} ({block.lines} line{'s' if block.lines != 1 else ''})")
