@@ -59,7 +59,7 @@ from gm.variants import load_variant
 GAME = "demo"
 VARIANT = "ambition"
 GM = "gm@judge.example"
-MASTER = "master@judge.example"  # the GM's own copy of every results mail, with every allocation
+MASTER = "master@judge.example"  # the GM: a copy of every results mail with every allocation; a welcome
 PLAYERS_DOMAIN = "players.example"
 # Seconds, not days: three game years in about a minute. No reminders (a deadline is too near for
 # one to help), and no civil disorder for missed deadlines (every power plays to the end).
@@ -129,6 +129,7 @@ class Demo:
         self.random = RandomPlayers(self.variant, random.Random(seed))
         self.drawn: dict[int, list[Order]] = {}
         self.serve: asyncio.subprocess.Process | None = None
+        self.master_password = secrets.token_urlsafe(12)  # the GM's, for SIGNON MASTER
 
     # --- the whole run ---------------------------------------------------------------------------
 
@@ -148,9 +149,11 @@ class Demo:
                 await self._wait_for_port(self.smtp_port)
                 print(f"\ngm serve is running (process {self.serve.pid}, log in {self.out / 'gm-serve.log'}): "
                       f"IMAP on 127.0.0.1:{self.imap_port}, SMTP on 127.0.0.1:{self.smtp_port}")
-                print(f"Ten players JOIN by mail to {GM}, then answer every start and results mail with orders.\n")
+                print(f"Ten players JOIN by mail to {GM}, then answer every start and results mail with orders; "
+                      "the GM greets them by mail.\n")
                 players = [asyncio.create_task(self._player(power, engine), name=power)
                            for power in self.variant.great_powers]
+                players.append(asyncio.create_task(self._master(engine), name="GM"))
                 try:
                     ended = await self._watch(engine, players)
                 finally:
@@ -177,6 +180,7 @@ class Demo:
             "GM_SMTP_PORT": str(self.smtp_port),
             "GM_IMAP_PASSWORD": self.password,
             "GM_POLL_SECONDS": "5",  # the safety net under IDLE
+            "GM_MASTER_PASSWORD": self.master_password,  # gm game new --master: the GM's password
         })
         return env
 
@@ -250,6 +254,14 @@ class Demo:
                     await self._send(address, f"Re: {subject}", "\n".join([f"SIGNON {power} {GAME} {password}", *lines]))
         finally:
             await mailbox.close()
+
+    async def _master(self, engine: Engine) -> None:
+        """The GM: once the game has started, greets every player by mail (press to all)."""
+        while await asyncio.to_thread(_current_phase, engine) is None:
+            await asyncio.sleep(0.5)
+        await self._send(MASTER, f"{GAME}: welcome", "\n".join([
+            f"SIGNON MASTER {GAME} {self.master_password}", "BROADCAST",
+            "Welcome to the demonstration game: every mail of it is kept as an .eml file.", "ENDPRESS"]))
 
     def _read(self, power: str, subject: str, msg: email.message.EmailMessage) -> None:
         """Note the lines the GM rejected: an acknowledgement says which, and why."""

@@ -129,6 +129,7 @@ class OnFile(NamedTuple):
     unit: str
     canonical: str
     points: int  # of an allocation; 0 for an order
+    entered_by: str | None = None  # the GM who entered it (ORDER, DP); None: the power's player
 
 
 def on_file_by_power(session: Session, table: type[OrderRecord] | type[SecretAllocation],
@@ -142,11 +143,12 @@ def on_file_by_power(session: Session, table: type[OrderRecord] | type[SecretAll
     return out
 
 
-def _select_on_file(table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, str, int]]:
+def _select_on_file(
+        table: type[OrderRecord] | type[SecretAllocation]) -> Select[tuple[str, str, str, int, str | None]]:
     t = table.__table__
     points = t.c.points if table is SecretAllocation else literal(0)
     return (
-        select(t.c.power, t.c.unit, t.c.canonical, points)
+        select(t.c.power, t.c.unit, t.c.canonical, points, t.c.entered_by)
         .where(t.c.phase_id == bindparam("for_phase"), t.c.current.is_(True))
         .order_by(t.c.id)
     )

@@ -32,7 +32,11 @@ def test_demo_plays_a_year_by_mail(tmp_path: Path, capsys: pytest.CaptureFixture
 
     # Every player joined by mail and mailed orders, secret allocations among them.
     senders = {row[0] for row in db.execute("SELECT sender FROM inbound_mail")}
-    assert len(senders) == 10
+    assert len(senders - {MASTER}) == 10
+    # The GM signed on by mail and greeted every player (press to all), never naming an address.
+    press = db.execute("SELECT to_addr, body_text FROM outbox WHERE kind = 'press'").fetchall()
+    assert len(press) == 10 and all("Welcome to the demonstration game" in text for _, text in press)
+    assert not any(MASTER in text for _, text in press)
     assert db.execute("SELECT count(*) FROM secret_allocations").fetchone()[0] > 0
     # Results of every phase to each player and to the GM, all sent.
     results = db.execute("SELECT count(*) FROM outbox WHERE kind = 'results'").fetchone()[0]

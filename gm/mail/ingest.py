@@ -565,9 +565,9 @@ def _status(ctx: Context) -> PowerStatus | None:
         power=power,
         game=ctx.game.name,
         phase=phase.row.label,
-        orders=[o.canonical for o in orders_on_file],
+        orders=[o.canonical + (" (entered by the GM)" if o.entered_by else "") for o in orders_on_file],
         missing=units_without_orders(phase.state, power, orders_on_file),
-        allocations=[a.canonical for a in allocations],
+        allocations=[a.canonical + (" (entered by the GM)" if a.entered_by else "") for a in allocations],
         points=points,
         used=sum(a.points for a in allocations),
     )

@@ -110,7 +110,7 @@ class Lookups:
             views = on_file_by_power(self.session, table, phase)
             for kind, row in self.pending_orders:
                 if kind is table and row["phase_id"] == phase.id and row["current"]:
-                    entry = OnFile(row["unit"], row["canonical"], row.get("points", 0))
+                    entry = OnFile(row["unit"], row["canonical"], row.get("points", 0), row.get("entered_by"))
                     add_on_file(views.setdefault(row["power"], []), entry)
             self._on_file[key] = views
         return self._on_file[key].setdefault(power, [])

@@ -117,7 +117,7 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
             earlier["current"] = False  # replaced within the same batch
     pending.append((table, row))
     ctx.lookups.orders_changed.add(ctx.game.id)
-    add_on_file(view, OnFile(key, row["canonical"], row.get("points", 0)))
+    add_on_file(view, OnFile(key, row["canonical"], row.get("points", 0), row.get("entered_by")))
     ctx.changed = True
 
 

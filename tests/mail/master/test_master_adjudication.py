@@ -260,7 +260,8 @@ def test_order_on_a_powers_behalf_replaces_its_order_and_shows_as_the_gms(
         france = s.scalar(select(Player).where(Player.power == "France"))
         assert [(r.player_id, r.text) for r in rows] == [(france.id, "ORDER France A Par - Bur"),
                                                         (None, "ORDER turkey: F Ank - Bla")]  # nobody plays Turkey
-    assert "A PAR - BUR" in desk.player("France", "")  # the player sees it in their status
+    status = desk.player("France", "")  # the player sees it in their status, as the GM's
+    assert "  A PAR - BUR (entered by the GM)" in status and "  A MAR - SPA\n" in status
     assert [e.detail for e in desk.audit("order")] == [
         {"phase": "Spring 1901, Movement", "power": "France", "order": "A PAR - BUR"},
         {"phase": "Spring 1901, Movement", "power": "Turkey", "order": "F ANK - BLA"}]
