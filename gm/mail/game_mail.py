@@ -33,6 +33,7 @@ from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
 from gm.mail.message import ACK_MARKER
+from gm.mail.press import describe as describe_press, press_kind
 from gm.mail.reply import render
 from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, SecretAllocation, new_message_id
 
@@ -467,6 +468,14 @@ def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
     ]
 
 
+def _game_rules(game: Game) -> list[str]:
+    """What the start mail says of how the game is run: the house rules, press, DKIM."""
+    lines = [*rules_of(game.options).describe(), f"Press: {describe_press(press_kind(game))}"]
+    if game.require_dkim:
+        lines.append("Sign-ons are read only in mail signed with DKIM by the sender's own domain")
+    return lines
+
+
 def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: Sequence[str] = (),
                 now: datetime) -> int:
     """Queue the mail that opens a game: to every active player, the power they play, the
@@ -481,7 +490,7 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     rules = rules_of(game.options)
     values: dict[str, Any] = {
         "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
-        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": rules.describe(),
+        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": _game_rules(game),
         "position": _position(variant, state),
     }
     readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]

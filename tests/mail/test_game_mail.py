@@ -264,6 +264,7 @@ def test_start_mail_goes_to_every_player_with_power_position_rules_and_deadline(
     assert "Spring 1901, Movement" in france.body_text and deadline in france.body_text
     assert "(Europe/London)" in deadline
     assert "Reminders: 1d before each deadline" in france.body_text  # the house rules
+    assert "Press: white: press is signed with the sender's power" in france.body_text  # and how press goes
     assert france.body_html is not None and "You play France." in france.body_html
     (opening,) = france.attachments or []  # the map of the starting position, the same for all
     assert opening["map"]["kind"] == "position" and opening["filename"] == "t1-spring-1901-position.png"

@@ -309,3 +309,13 @@ def test_the_operator_sets_dkim_from_the_command_line(session_factory: sessionma
     with transaction(desk.sf) as s:
         assert desk.row(s).require_dkim is True
     assert [e.detail for e in desk.audit("set dkim")] == [{"required": True}]
+
+
+def test_a_game_that_requires_dkim_says_so_in_its_start_mail(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory, start=False)
+    desk.master("SET DKIM REQUIRED\nSET PRESS GREY")  # a forming game: the GM sets it up before the start
+    with transaction(desk.sf) as s:
+        run_as_operator(s, desk.row(s), ["START"], gm_address=JUDGE)
+    (start, *_) = desk.mails(kind="start", to=address("France"))
+    assert "Sign-ons are read only in mail signed with DKIM by the sender's own domain" in start.body_text
+    assert "Press: grey: press may be sent unsigned" in start.body_text
