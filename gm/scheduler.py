@@ -52,8 +52,10 @@ def check_game(session_factory: sessionmaker[Session], game_id: int, now: dateti
         if game is None:
             return None
         progress = phases.check(session, game, now)
+        # The GMs get the results only: most looks at a game end no phase, and need not ask who they are.
+        gm_addresses = masters(session, game) if progress.ended else []
         queued = game_mail.queue_progress(session, game, progress, gm_address=gm_address,
-                                          gm_addresses=masters(session, game), now=now)
+                                          gm_addresses=gm_addresses, now=now)
         for ended in progress.ended:
             log.info("game %s: %s adjudicated, %d mails queued", game.name, ended.row.label, queued)
         return queued

@@ -23,7 +23,7 @@ from gm.engine.variant import Variant
 from gm.games import CurrentPhase, OnFile, active_players, add_on_file, current_phase, on_file_by_power, variant_of
 from gm.lifecycle.deadlines import Absence, deadline_for, fit
 from gm.lifecycle.house_rules import HouseRules, rules_of
-from gm.lifecycle.report import build_report
+from gm.lifecycle.report import annotated, build_report
 from gm.store.db import state_from_json, state_to_json
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
 
@@ -266,6 +266,7 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     state, row = current.state, current.row
     kind = state.phase.kind
     orders: list[Order] = []
+    by_gm: set[tuple[str, str]] = set()  # (power, order) of the orders a GM entered (ORDER, DP)
     for table in (OrderRecord, SecretAllocation):
         for power, entries in on_file_by_power(session, table, row).items():
             for entry in entries:
@@ -275,6 +276,8 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
                               entry.canonical, power, parsed.error)
                     continue
                 orders.append(parsed.order)
+                if entry.entered_by:
+                    by_gm.add((power, entry.canonical))
     deadline = row.deadline_at or game.deadline_at
     late: list[str] = []
     if deadline is not None and now >= deadline and not skipped:
@@ -283,6 +286,8 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
                 if missing(variant, state, p, by_deadline.get(p, []))]
     adjudication = adjudicate(variant, state, orders)
     report = build_report(variant, state, adjudication, game=game.name, label=row.label, late=late, skipped=skipped)
+    if by_gm:
+        report = annotated(report, entered_by_gm=by_gm)
     after = adjudication.state
     # A player in civil disorder who orders again is back, where the variant's rules allow it.
     ordering = {o.power for o in orders}

@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from gm.engine.model import GameState, Phase, PhaseKind
@@ -35,7 +35,7 @@ from gm.maps.render import render as draw_scene
 from gm.mail.message import ACK_MARKER
 from gm.mail.press import describe as describe_press, press_kind
 from gm.mail.reply import render
-from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, SecretAllocation, new_message_id
+from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
 
 log = logging.getLogger(__name__)
 
@@ -514,12 +514,11 @@ def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: 
     current = current_phase(session, game)
     if current is None or game.deadline_at is None:
         return 0
-    domain, thread = _domain(gm_address), thread_id(game, gm_address)
     text = render("deadline_moved.txt.j2", "en", marker=ACK_MARKER, game=game.name, phase=current.row.label,
                   deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
     subject = f"[{game.name}] Deadline moved: {_season_year(current.row.label)}"
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
-    return _insert(session, [_row(game, thread, domain, to, subject, "deadline", now, text) for to in readers])
+    return _queue_text(session, game, readers, subject, "deadline", text, gm_address=gm_address, now=now)
 
 
 def queue_announcement(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime,
@@ -527,36 +526,32 @@ def queue_announcement(session: Session, game: Game, subject: str, text: str, *,
     """Queue a GM's announcement about `game` (a rollback, a replacement, a pause, ...): `text`,
     in the judge's words, to every active player and every GM, or to the registered addresses
     `to`; threaded with the game's other mail. Returns the rows queued."""
-    domain, thread = _domain(gm_address), thread_id(game, gm_address)
     if to is None:
         to = [p.email for p in active_players(session, game)] + masters(session, game)
     body = render("announcement.txt.j2", "en", marker=ACK_MARKER, game=game.name, text=text)
-    readers = list(dict.fromkeys(to))
-    return _insert(session, [_row(game, thread, domain, address, f"[{game.name}] {subject}", kind, now, body)
-                             for address in readers])
+    return _queue_text(session, game, list(dict.fromkeys(to)), f"[{game.name}] {subject}", kind, body,
+                       gm_address=gm_address, now=now)
+
+
+def _queue_text(session: Session, game: Game, readers: Sequence[str], subject: str, kind: str, text: str, *,
+                gm_address: str, now: datetime) -> int:
+    """Queue one plain-text mail about `game` to each of `readers`, threaded with its other mail."""
+    domain, thread = _domain(gm_address), thread_id(game, gm_address)
+    return _insert(session, [_row(game, thread, domain, to, subject, kind, now, text) for to in readers])
 
 
 # --- the GM's corrections ------------------------------------------------------------------------
 
 
 def annotate(session: Session, game: Game, ended: Sequence[PhaseEnd]) -> None:
-    """Mark in the results of the phases just ended (as stored and as mailed) the orders the GM
-    entered (ORDER, DP), and the results that replace those of a phase rolled back."""
+    """Mark in the results of the phases just ended (as stored and as mailed) those that replace
+    the results of a phase rolled back. (The orders a GM entered are marked by the adjudication.)"""
     if not ended:
         return
-    entered: dict[int, set[tuple[str, str]]] = {}
-    ids = [end.row.id for end in ended]
-    for table in (OrderRecord, SecretAllocation):
-        t = table.__table__
-        query = select(t.c.phase_id, t.c.power, t.c.canonical).where(
-            t.c.phase_id.in_(ids), t.c.current.is_(True), t.c.entered_by.is_not(None))
-        for phase_id, power, canonical in session.execute(query):
-            entered.setdefault(phase_id, set()).add((power, canonical))
     corrected = rolled_back_labels(session, game)
     for end in ended:
-        by_gm, correction = entered.get(end.row.id, set()), end.row.label in corrected
-        if by_gm or correction:
-            end.report = annotated(end.report, entered_by_gm=by_gm, correction=correction)
+        if end.row.label in corrected:
+            end.report = annotated(end.report, correction=True)
             end.row.results_json = dict(end.report)
 
 
@@ -575,11 +570,11 @@ def preview_mail(session: Session, game: Game, label: str, ended: Sequence[Phase
     return subject, body
 
 
-def queue_preview(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime) -> int:
+def queue_preview(session: Session, game: Game, subject: str, text: str, *, gm_address: str,
+                  now: datetime) -> int:
     """Queue PREVIEW's mail (see preview_mail) to the game's GMs, and to nobody else."""
-    domain, thread = _domain(gm_address), thread_id(game, gm_address)
-    return _insert(session, [_row(game, thread, domain, to, subject, "preview", now, text)
-                             for to in masters(session, game)])
+    return _queue_text(session, game, masters(session, game), subject, "preview", text, gm_address=gm_address,
+                       now=now)
 
 
 def queue_correction(session: Session, game: Game, changes: Sequence[str], withdrawn: Sequence[tuple[str, str]],

@@ -170,6 +170,12 @@ def ingest_batch(
         return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
 
 
+def _read_lines(mail: Fetched, message: InboundMessage, max_size: int) -> bool:
+    """Whether the lines of a mail may be carried out: it is not too large, and no robot's (list or
+    bulk mail may still be a player's: see _Answer.run)."""
+    return mail.full_size <= max_size and not (message.automatic and not message.soft_automatic)
+
+
 def _prehash(
     mails: Sequence[Fetched], messages: list[InboundMessage], lines: list[list[str]], max_size: int
 ) -> list[dict[str, str]]:
@@ -181,7 +187,7 @@ def _prehash(
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
         if budget == 0:
             break
-        if mail.full_size > max_size or (message.automatic and not message.soft_automatic):
+        if not _read_lines(mail, message, max_size):
             continue
         for line in lines[i][:MAX_LINES]:
             command, args = command_for(line)
@@ -204,8 +210,8 @@ def _dkim_verdicts(
     wanted: bool | None = None
     out: list[dkim_check.Verdict | None] = []
     for mail, message, mail_lines in zip(mails, messages, lines, strict=True):
-        read = mail.full_size <= max_size and not (message.automatic and not message.soft_automatic)
-        signs_on = read and any(getattr(command_for(line)[0], "NEEDS_DKIM", False) for line in mail_lines[:MAX_LINES])
+        signs_on = _read_lines(mail, message, max_size) and any(
+            getattr(command_for(line)[0], "NEEDS_DKIM", False) for line in mail_lines[:MAX_LINES])
         if signs_on and dkim_check.has_signature(mail.raw):
             if wanted is None:
                 with transaction(session_factory) as session:
@@ -419,16 +425,12 @@ class _Answer:
                       trusted_masters=batch.trusted_masters, dkim=self.dkim)
         lines = self.lines
         for line in lines[:MAX_LINES]:
-            if ctx.block is not None:  # a block's text (PRESS ... ENDPRESS) is no command
-                if not ctx.block.take(ctx, line):
-                    ctx.block = None
+            if ctx.in_block(line):
                 continue
             self._line(ctx, line, careful)
             if ctx.signed_off:
                 break
-        if ctx.block is not None:
-            ctx.block.unclosed(ctx)
-            ctx.block = None
+        ctx.close_block()
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
         notices = [Outgoing(to, subject, text, kind, batch.replies_per_hour) for to, subject, text, kind in ctx.notices]

@@ -240,6 +240,20 @@ class Context:
                                     action=action, detail=detail, inbound_id=self.record_mail()))
         self.changed = True
 
+    def in_block(self, line: str) -> bool:
+        """Whether `line` is the text of an open block (PRESS ... ENDPRESS), given to it: no command."""
+        if self.block is None:
+            return False
+        if not self.block.take(self, line):
+            self.block = None
+        return True
+
+    def close_block(self) -> None:
+        """At the end of the mail: a block still open never got its closing line."""
+        if self.block is not None:
+            self.block.unclosed(self)
+            self.block = None
+
     def refuse_sign_on(self, shown: str, reason: str) -> None:
         self.reject(shown, reason)
         self.sign_on_problems.append(reason)

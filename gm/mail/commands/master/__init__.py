@@ -93,9 +93,7 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
                   lookups=lookups, gm_address=gm_address)
     ctx.sign_on_master(Master(game_id=game.id, email=OPERATOR), game)
     for line in lines:
-        if ctx.block is not None:
-            if not ctx.block.take(ctx, line):
-                ctx.block = None
+        if ctx.in_block(line):
             continue
         command, args = command_for(line, master=True)
         if command is None:
@@ -103,8 +101,7 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
             continue
         orders.write_orders(session, lookups)
         command.run(ctx, args, line)
-    if ctx.block is not None:
-        ctx.block.unclosed(ctx)
+    ctx.close_block()
     orders.write_orders(session, lookups)
     glance = overview(ctx)
     if glance is not None:
