@@ -225,12 +225,18 @@ class Dovecot:
         users = ["gm", *PLAYERS, *GAME_PLAYERS]
         (self.base / "passwd").write_text("".join(f"{u}:{{PLAIN}}{PASSWORD}::::::\n" for u in users))
         (self.base / "mail").mkdir()
+        # Every INBOX exists before the server starts: an IMAP SELECT and an LMTP delivery that
+        # both create a missing INBOX at once race in Dovecot 2.3 (ALREADYEXISTS on one side, a
+        # dropped LMTP connection on the other).
+        for u in users:
+            (self.base / "mail" / u / "sdbox" / "mailboxes" / "INBOX" / "dbox-Mails").mkdir(parents=True)
         if os.geteuid() == 0:
             ids = {"login_user": "dovenull", "internal_user": "dovecot", "internal_group": "dovecot"}
             mail_ids = "mail_uid = dovecot\nmail_gid = dovecot"
             owner = pwd.getpwnam("dovecot")
             self.base.chmod(0o755)  # mkdtemp's 0700 would keep the dovecot user out
-            os.chown(self.base / "mail", owner.pw_uid, owner.pw_gid)
+            for path in [self.base / "mail", *(self.base / "mail").rglob("*")]:
+                os.chown(path, owner.pw_uid, owner.pw_gid)
         else:
             me = pwd.getpwuid(os.geteuid()).pw_name
             ids = {"login_user": me, "internal_user": me, "internal_group": me}
