@@ -4,16 +4,18 @@ A case file is line oriented; `#` starts a comment anywhere. Sections:
 
     VARIANT_ALL <name>                      variant for the cases that follow ('Standard')
     CASE <id> [title]
-    PRESTATE_SETPHASE <Season> <year>, <Movement|Retreat|Adjustment>
+    PRESTATE_SETPHASE <Season> <year>, <Movement|Retreat|Adjustment|Bidding>
     PRESTATE_SUPPLYCENTER_OWNERS            <Power>: [A|F] <prov>   (replaces the whole ownership)
     PRESTATE_HOME_CENTERS                   <Power>: <prov> <prov> ...  (else the variant's, plus what its rules derive)
     PRESTATE_CIVIL_DISORDER                 <Power>  (declared in permanent civil disorder before the phase)
+    PRESTATE_CONTROL                        <Minor power>: <Power> [<years>]  (who controls it, for how long)
     PRESTATE                                <Power>: <A|F> <location>
     PRESTATE_DISLODGED                      <Power>: <A|F> <location>
     PRESTATE_RESULTS                        SUCCESS:|FAILURE: <Power>: <order>
     ORDERS                                  <Power>: <order text>
     POSTSTATE | POSTSTATE_SAME              expected units after the phase
     POSTSTATE_DISLODGED                     expected dislodged units (those that may retreat at least)
+    POSTSTATE_CONTROL                       <Minor power>: <Power>|nobody  (expected control after the phase)
     END
 
 Conventions (those of the jDip test suite the format comes from):
@@ -49,12 +51,14 @@ SECTIONS = (
     "PRESTATE_SUPPLYCENTER_OWNERS",
     "PRESTATE_HOME_CENTERS",
     "PRESTATE_CIVIL_DISORDER",
+    "PRESTATE_CONTROL",
     "PRESTATE_DISLODGED",
     "PRESTATE_RESULTS",
     "PRESTATE",
     "ORDERS",
     "POSTSTATE_SAME",
     "POSTSTATE_DISLODGED",
+    "POSTSTATE_CONTROL",
     "POSTSTATE",
 )
 _COAST_PARENS = re.compile(r"\s*\(\s*([a-z]{1,2})\s*\)\s*$", re.IGNORECASE)
@@ -78,6 +82,8 @@ class Case:
     centre_owners: dict[str, str] | None = None  # province -> power, when stated
     home_centres: dict[str, frozenset[str]] | None = None  # power -> provinces, when stated
     civil_disorder: list[str] = field(default_factory=list)  # powers the GM has declared in permanent civil disorder
+    control: dict[str, tuple[str, int]] = field(default_factory=dict)  # minor power -> (controller, years)
+    poststate_control: dict[str, str | None] | None = None  # None: not stated
     results: list[tuple[bool, Order]] = field(default_factory=list)  # (succeeded, order)
     orders: list[tuple[str, str]] = field(default_factory=list)  # (power, order text) as written
     poststate: list[Unit] | None = None  # None: not stated
@@ -189,6 +195,8 @@ class _Reader:
                     case.poststate = []
                 elif keyword == "POSTSTATE_DISLODGED":
                     case.poststate_dislodged = []
+                elif keyword == "POSTSTATE_CONTROL":
+                    case.poststate_control = {}
                 elif keyword == "PRESTATE_SUPPLYCENTER_OWNERS":
                     case.centre_owners = {}
                 elif keyword == "PRESTATE_HOME_CENTERS":
@@ -246,10 +254,10 @@ class _Reader:
             raise self.fail(f"unknown phase kind {kind_text!r}")
         if year is None:
             raise self.fail(f"{year_text!r} is no year of {variant.name}")
-        if kind is PhaseKind.ADJUSTMENT:
+        if kind in (PhaseKind.ADJUSTMENT, PhaseKind.BIDDING):
             season = Season.WINTER  # 'Fall 1901, Adjustment' in jDip's words
         elif season is Season.WINTER:
-            raise self.fail("only an adjustment phase is in winter")
+            raise self.fail("only adjustment and bidding phases are in winter")
         return Phase(year, season, kind)
 
     def power_and_rest(self, variant: Variant, line: str) -> tuple[str, str]:
@@ -334,6 +342,18 @@ class _Reader:
         elif section == "ORDERS":
             power, text = self.power_and_rest(v, line)
             case.orders.append((power, text))
+        elif section in ("PRESTATE_CONTROL", "POSTSTATE_CONTROL"):
+            minor, rest = self.power_and_rest(v, line)
+            words = rest.split()
+            years = int(words.pop()) if len(words) > 1 and words[-1].isdigit() else 1
+            controller = resolve_power(v, " ".join(words)) if words and " ".join(words).lower() != "nobody" else None
+            if words and " ".join(words).lower() != "nobody" and controller is None:
+                raise self.fail(f"unknown power {' '.join(words)!r}")
+            if section == "POSTSTATE_CONTROL":
+                assert case.poststate_control is not None
+                case.poststate_control[minor] = controller
+            elif controller is not None:
+                case.control[minor] = (controller, years)
         else:  # pragma: no cover - every section is handled above
             raise self.fail(f"unhandled section {section}")
 
@@ -406,6 +426,8 @@ def build_state(case: Case) -> GameState:
         state = v.rules.settle_position(v, state)
     for power in case.civil_disorder:
         state = v.rules.declare_civil_disorder(v, state, power)
+    if case.control:
+        state = v.rules.with_control(v, state, case.control)
     if case.phase.kind is not PhaseKind.RETREAT:
         if case.prestate_dislodged:
             raise CaseFileError(f"{case.source}: case {case.id}: PRESTATE_DISLODGED outside a retreat phase")
@@ -483,6 +505,11 @@ def order_results(run: CaseRun) -> list[dict[str, str]]:
             out.append({"power": e.power, "order": e.text, "result": "void", "reason": e.error or ""})
             continue
         r = by_order.pop(id(e.order), None)
+        if r is None:  # an order for a minor power's unit, carried out under the minor power's name
+            key = (type(e.order), e.order.location, str(e.order))
+            found = next((k for k, x in by_order.items()
+                          if (type(x.order), x.order.location, str(x.order)) == key and x.order.power != e.order.power), None)
+            r = by_order.pop(found) if found is not None else None
         out.append(
             {
                 "power": e.order.power,
@@ -530,6 +557,9 @@ def to_json(run: CaseRun) -> dict[str, object]:
     out["supply_centers"] = {p: sorted(cs) for p, cs in centres.items()}
     out["next_phase"] = v.phase_label(nxt.phase)
     out["winner"] = adj.winner
+    control = v.rules.controllers(v, nxt)
+    if control:
+        out["control"] = control
     return out
 
 
@@ -574,6 +604,12 @@ def check(run: CaseRun) -> list[str]:
             )
     # POSTSTATE_DISLODGED must name every unit that may retreat; it may also name units destroyed
     # for want of a retreat (the DATC counts them as dislodged; the jDip and godip files omit them).
+    if run.case.poststate_control is not None:
+        control = run.variant.rules.controllers(run.variant, run.adjudication.state)
+        wrong = [f"{m}: expected {c or 'nobody'}, is {control.get(m) or 'nobody'}"
+                 for m, c in sorted(run.case.poststate_control.items()) if control.get(m) != c]
+        if wrong:
+            problems.append("control: " + "; ".join(wrong))
     expected_dislodged = run.case.poststate_dislodged or []
     missing, _ = _compare(expected_dislodged, [d.unit for d in run.adjudication.dislodged.values()])
     _, extra = _compare(expected_dislodged, retreating(run))
@@ -613,6 +649,8 @@ def text_report(run: CaseRun) -> str:
     disbanded = getattr(run.adjudication, "disbanded", [])
     if disbanded:
         lines.append("  disbanded: " + ", ".join(f"{u.power} {u}" for u in disbanded))
+    if data.get("control"):
+        lines.append("  control: " + ", ".join(f"{m}: {c or 'nobody'}" for m, c in data["control"].items()))  # type: ignore[attr-defined]
     lines.append(f"  next phase: {data['next_phase']}" + (f"; winner: {data['winner']}" if data["winner"] else ""))
     if case.expected_units is not None:
         problems = check(run)

@@ -114,7 +114,7 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
-HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "days", "hour", "timezone", "grace", "nmr", "late_limit",
+HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
                     "remind_before", "absence_days")
 
 
@@ -434,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--movement", metavar="DURATION", help="how long a movement phase runs: 48h (default), 2d, 90m, 10s")
     rules.add_argument("--retreat", metavar="DURATION", help="how long a retreat phase runs (default 24h)")
     rules.add_argument("--adjustment", metavar="DURATION", help="how long a winter (adjustment) phase runs (default 24h)")
+    rules.add_argument("--bidding", metavar="DURATION",
+                       help="how long a winter of bids for minor powers runs, in Napoleonic Wars (default 24h)")
     rules.add_argument("--days", help="weekdays a deadline may fall on: mon-fri, sat,sun (default: any)")
     rules.add_argument("--hour", help="the hour of day every deadline falls on, 0-23 (default: any)")
     rules.add_argument("--timezone", help="the game's time zone (default: the judge's, GM_TIMEZONE)")

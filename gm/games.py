@@ -169,16 +169,19 @@ def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFil
     return on_file_by_power(session, OrderRecord, phase).get(power, [])
 
 
-def units_without_orders(state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
-    """Units of `power` that still have no order (movement and retreat phases)."""
+def units_without_orders(variant: Variant, state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
+    """Units `power` commands (its own; in Napoleonic Wars, also its minor powers') that still
+    have no order (movement and retreat phases)."""
     ordered = {r.unit for r in on_file}
     if state.phase.kind is PhaseKind.RETREAT:
-        units = [d.unit for d in state.dislodged.values() if d.unit.power == power]
+        units = [d.unit for d in state.dislodged.values()]
     elif state.phase.kind is PhaseKind.MOVEMENT:
-        units = state.units_of(power)
+        units = list(state.units.values())
     else:
         return []
-    return sorted(str(u) for u in units if u.province not in ordered)
+    commander = variant.rules.commander
+    return sorted(str(u) for u in units
+                  if u.province not in ordered and commander(variant, state, u.power) == power)
 
 
 def orders_due(session: Session, variant: Variant, current: CurrentPhase, power: str) -> tuple[int, int]:
@@ -189,8 +192,10 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
     if state.phase.kind is PhaseKind.ADJUSTMENT:
         due = abs(adjustment_counts(variant, state).get(power, 0))
         return min(len(given), due), due
+    commander = variant.rules.commander
     if state.phase.kind is PhaseKind.RETREAT:
-        due = sum(1 for d in state.dislodged.values() if d.unit.power == power)
+        units = [d.unit for d in state.dislodged.values()]
     else:
-        due = len(state.units_of(power))
-    return due - len(units_without_orders(state, power, given)), due
+        units = list(state.units.values())
+    due = sum(1 for u in units if commander(variant, state, u.power) == power)
+    return due - len(units_without_orders(variant, state, power, given)), due

@@ -14,10 +14,18 @@ cut supports, dislodgements and retreats:
 * adjustments: builds where the rules allow (`build_sites`, vacant, fleets only where a fleet can
   stand), waives, removals; some powers order nothing (civil-disorder removals, unused builds),
   some order one removal too few; a `HOME` declaration now and then where the rules offer a choice
-  (`state.extra["home_choice"]`).
+  (`state.extra["home_choice"]`);
+* where the rules give major powers control of minor powers (`commander`), the controller orders
+  its minor powers' units, retreats and adjustments like its own;
+* bidding phases: each major power with IPs bids on a few minor powers, now and then backs
+  another power's bid, and now and then bids one IP more than it has (it loses them all); one
+  with Supply Points banked now and then converts some to IPs or lends some;
+* fleets in a sea that a direct passage crosses deny it (X) now and then, and fleets at sea
+  blockade a coastal home centre next to them where the rules allow (B).
 
 Pure apart from the random.Random(seed): the same variant, seed and years give the same game.
-The game stops after `years` game years or when the adjudication names a winner.
+The game stops after `years` game years or (unless told to play on) when the adjudication names a
+winner.
 """
 from __future__ import annotations
 
@@ -30,8 +38,10 @@ from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
 from gm.engine.model import GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import (
-    Allocation, Build, Convoy, DeclareHome, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, waive,
+    Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Retreat, SupportHold,
+    SupportMove, convert, waive,
 )
+from gm.engine.rules import Rules
 from gm.engine.variant import Variant
 
 P_HOLD, P_SUPPORT, P_CONVOY = 0.10, 0.35, 0.30  # of a great power's units (convoy: coastal armies)
@@ -42,6 +52,9 @@ P_DISBAND, P_NO_RETREAT = 0.15, 0.10
 P_SILENT = 0.12  # a power gives no adjustment orders this winter
 P_SHORT = 0.15  # a power orders one removal too few
 P_WAIVE, P_DECLARE = 0.08, 0.5
+P_BACK, P_DENY = 0.2, 0.5  # a bid backs another power's; a fleet in a passage's sea denies it
+P_SUPPLY = 0.3  # a power with Supply Points banked converts some, or lends some
+P_BLOCKADE = 0.3  # a fleet at sea next to another power's coastal home centre blockades it
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -52,10 +65,12 @@ def play_random_game(
     years: int,
     allocate_points: bool = True,
     civil_disorder: Mapping[int, str] | None = None,
+    stop_at_winner: bool = True,
 ) -> Iterator[GameStep]:
     """Play `years` game years of `variant` with random orders; yield (state, orders, adjudication)
     for every phase. `civil_disorder` maps a year to a great power the GM declares in permanent
-    civil disorder at the start of that year's Spring (variants whose rules know how)."""
+    civil disorder at the start of that year's Spring (variants whose rules know how). Without
+    `stop_at_winner` the game goes on past a winner, for the full `years`."""
     players = RandomPlayers(variant, random.Random(seed), allocate_points)
     state = variant.initial_state()
     end = state.phase.year + years
@@ -67,7 +82,7 @@ def play_random_game(
         orders = players.orders(state)
         adj = adjudicate(variant, state, orders)
         yield state, orders, adj
-        if adj.winner is not None:
+        if adj.winner is not None and stop_at_winner:
             return
         state = adj.state
 
@@ -79,6 +94,7 @@ class RandomPlayers:
         self.v, self.map, self.rules, self.rng = variant, variant.map, variant.rules, rng
         self.allocate = allocate_points and hasattr(variant.rules, "dp_entitlement")
         self.minor_kinds: tuple[type, ...] = getattr(variant.rules, "minor_order_kinds", (Hold, SupportHold, SupportMove))
+        self.blockades = type(variant.rules).blockade_refusal is not Rules.blockade_refusal  # the rules have B orders
 
     def players(self, state: GameState) -> list[str]:
         disorder = state.extra.get("civil_disorder", ())
@@ -90,7 +106,18 @@ class RandomPlayers:
             return self.movement(state)
         if kind is PhaseKind.RETREAT:
             return self.retreats(state)
+        if kind is PhaseKind.BIDDING:
+            return self.bids(state)
         return self.adjustments(state)
+
+    def commander(self, state: GameState, power: str) -> str | None:
+        """Who orders `power`'s units, if one of the players does."""
+        by = self.rules.commander(self.v, state, power)
+        return by if by in self.players(state) else None
+
+    def _as_commander(self, state: GameState, order: Order) -> Order:
+        by = self.commander(state, order.power)
+        return order if by is None or by == order.power else replace(order, power=by)
 
     # --- movement -------------------------------------------------------------------------------
     def reach(self, u: Unit) -> frozenset[str]:
@@ -99,9 +126,9 @@ class RandomPlayers:
 
     def movement(self, state: GameState) -> list[Order]:
         rng, units, gmap = self.rng, state.units, self.map
-        players = set(self.players(state))
-        provs = sorted(p for p, u in units.items() if u.power in players)
+        provs = sorted(p for p, u in units.items() if self.commander(state, u.power) is not None)
         rng.shuffle(provs)
+        players = {u.power for p, u in units.items() if p in provs}
         out: dict[str, Order] = {}
         for prov in provs:  # convoys first: a coastal army, a chain of fleets at sea
             u = units[prov]
@@ -125,7 +152,18 @@ class RandomPlayers:
                     out[prov] = self._move(units[prov], state)
         for prov in supporters:
             out[prov] = self._support(units[prov], state, out) or self._move(units[prov], state)
-        orders = [out[p] for p in sorted(out)]
+        for (a, b), sea in sorted(self._passages()):
+            fleet = units.get(sea)
+            if fleet is not None and sea in out and fleet.type is UnitType.FLEET and rng.random() < P_DENY:
+                out[sea] = Deny(fleet.power, UnitType.FLEET, fleet.location, a, b)
+        for prov in sorted(out) if self.blockades else ():
+            u = units[prov]
+            if u.type is UnitType.FLEET and gmap.is_sea(prov) and rng.random() < P_BLOCKADE:
+                targets = [t for t in sorted(gmap.fleet_provinces[u.location])
+                           if not self.rules.blockade_refusal(self.v, state, Blockade(u.power, u.type, u.location, t))]
+                if targets:
+                    out[prov] = Blockade(u.power, u.type, u.location, rng.choice(targets))
+        orders = [self._as_commander(state, out[p]) for p in sorted(out)]
         return orders + self._allocations(state, out) if self.allocate else orders
 
     def _move(self, u: Unit, state: GameState) -> Order:
@@ -184,6 +222,37 @@ class RandomPlayers:
             s = parent[s]
         return chain, dest
 
+    def _passages(self) -> list[tuple[tuple[str, str], str]]:
+        return [(tuple(sorted(ends)), sea) for ends, sea in self.rules.passages(self.v).items()]  # type: ignore[misc]
+
+    # --- Influence Points -----------------------------------------------------------------------
+    def bids(self, state: GameState) -> list[Order]:
+        rng, v = self.rng, self.v
+        minors = sorted(p.name for p in v.powers.values() if p.minor)
+        players = self.players(state)
+        out: list[Order] = []
+        accounts = getattr(self.rules, "accounts", None)  # Supply Points (Napoleonic Wars)
+        bank: Mapping[str, int] = accounts(v, state) if accounts is not None else {}
+        for power in players:
+            points = self.rules.points_available(v, state, power) or 0
+            points += 1 if rng.random() < P_OVERSPEND else 0
+            banked = bank.get(power, 0)
+            if banked > 0 and rng.random() < P_SUPPLY:  # Supply Points: some turned into IPs, some lent
+                n = rng.randint(1, banked)
+                out.append(convert(power, n))
+                points += 2 * n
+                banked -= n
+            if banked > 0 and rng.random() < P_SUPPLY:
+                out.append(Loan(power, None, rng.choice([p for p in players if p != power] or [power]), rng.randint(1, banked)))
+            for minor in rng.sample(minors, min(len(minors), rng.randint(0, 3))):
+                if points <= 0:
+                    break
+                n = rng.randint(0, points)
+                backed = rng.choice(players) if rng.random() < P_BACK else power
+                out.append(Bid(power, None, minor, n, "" if backed == power else backed))
+                points -= n
+        return out
+
     # --- Diplomacy Points -----------------------------------------------------------------------
     def _allocations(self, state: GameState, out: Mapping[str, Order]) -> list[Order]:
         rng, v = self.rng, self.v
@@ -216,15 +285,15 @@ class RandomPlayers:
     # --- retreats -------------------------------------------------------------------------------
     def retreats(self, state: GameState) -> list[Order]:
         out: list[Order] = []
-        players = set(self.players(state))
         for prov, d in sorted(state.dislodged.items()):
             u, r = d.unit, self.rng.random()
-            if u.power not in players or r < P_NO_RETREAT:
+            by = self.commander(state, u.power)
+            if by is None or r < P_NO_RETREAT:
                 continue
             if d.retreats and r >= P_NO_RETREAT + P_DISBAND:
-                out.append(Retreat(u.power, u.type, u.location, self.rng.choice(d.retreats)))
+                out.append(Retreat(by, u.type, u.location, self.rng.choice(d.retreats)))
             else:
-                out.append(Disband(u.power, u.type, u.location))
+                out.append(Disband(by, u.type, u.location))
         return out
 
     # --- adjustments ----------------------------------------------------------------------------
@@ -233,9 +302,11 @@ class RandomPlayers:
         counts = adjustment_counts(v, state)
         choices: Mapping[str, tuple[str, ...]] = state.extra.get("home_choice", {})  # type: ignore[assignment]
         out: list[Order] = []
-        for power in self.players(state):
+        adjusting = [p for p in counts if p not in self.players(state) and self.commander(state, p) is not None]
+        for power in self.players(state) + sorted(adjusting):
             if rng.random() < P_SILENT:
                 continue
+            by = self.commander(state, power) or power
             unchosen: set[str] = set()
             if choices.get(power) and rng.random() < P_DECLARE:
                 chosen = rng.choice(sorted(choices[power]))
@@ -245,11 +316,11 @@ class RandomPlayers:
             if due < 0:
                 mine = sorted(state.units_of(power), key=lambda u: u.province)
                 n = -due - (1 if rng.random() < P_SHORT else 0)
-                out += [Disband(power, u.type, u.location) for u in rng.sample(mine, n)]
+                out += [Disband(by, u.type, u.location) for u in rng.sample(mine, n)]
             built: list[str] = []
             for _ in range(max(due, 0)):
                 if rng.random() < P_WAIVE:
-                    out.append(waive(power))
+                    out.append(waive(by))
                     continue
                 sites = self.rules.build_sites(v, state, power, built) - set(state.units) - set(built) - unchosen
                 if not sites:
@@ -258,7 +329,9 @@ class RandomPlayers:
                 kinds = [(UnitType.FLEET, loc) for loc in self.map.fleet_locations(site)]
                 if self.map.provinces[site].terrain in (Terrain.LAND, Terrain.COAST):
                     kinds.append((UnitType.ARMY, site))
+                kinds = [(t, loc) for t, loc in kinds
+                         if not self.rules.build_refusal(v, state, Build(power, t, loc))] or kinds
                 typ, loc = rng.choice(kinds)
-                out.append(Build(power, typ, loc))
+                out.append(Build(by, typ, loc))
                 built.append(site)
         return out

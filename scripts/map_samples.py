@@ -13,7 +13,7 @@ from gm.randomgame import play_random_game
 from gm.variants import load_variant
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "maps"
-VARIANTS = ("standard", "classical", "ambition", "ambition-v6")
+VARIANTS = ("standard", "classical", "ambition", "ambition-v6", "napoleonic")
 
 
 def main() -> int:
@@ -21,7 +21,8 @@ def main() -> int:
     for name in VARIANTS:
         variant = load_variant(name)
         steps = list(play_random_game(variant, seed=f"samples-{name}", years=6))
-        opening = steps[0]
+        # the first movement phase (Napoleonic opens with a winter of bidding)
+        opening = next(s for s in steps if s[0].phase.kind is PhaseKind.MOVEMENT)
         moves = [s for s in steps if s[0].phase.kind is PhaseKind.MOVEMENT and s[0].phase.season is Season.FALL
                  and s[0].phase.year >= opening[0].phase.year + 3]
         crowded = max(moves, key=lambda s: (len(s[2].dislodged), len(s[0].units)))

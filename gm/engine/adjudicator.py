@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
-from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit
+from gm.engine.model import ADDED_CENTRES, Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Order
 from gm.engine.resolve import resolve_movement
 from gm.engine.results import OrderResult, Result
@@ -35,6 +35,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     kind = state.phase.kind
     if kind is PhaseKind.MOVEMENT:
         results, units, dislodged, contested = resolve_movement(variant, state, unit_orders)
+        state = variant.rules.after_movement(variant, state, results)
         results += side_results
         if dislodged:
             after = _next(state, state.phase, units)
@@ -51,9 +52,16 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     if kind is PhaseKind.RETREAT:
         results, units, disbanded = resolve_retreats(variant, state, unit_orders)
         return _after_turn(variant, state, results + side_results, units, {}, disbanded)
+    spring = Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
+    if kind is PhaseKind.BIDDING:
+        # The bids are side orders the rules have settled in `prepare`; no unit moves.
+        refused = [OrderResult(o, Result.VOID, "only IP bids are given in a bidding phase") for o in unit_orders]
+        nxt = _next(state, spring, dict(state.units))
+        return Adjudication(state.phase, refused + side_results, nxt.units, {}, nxt)
     results, units, disbanded = resolve_adjustments(variant, state, unit_orders)
     results += side_results
-    nxt = _next(state, Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT), units)
+    bidding = Phase(state.phase.year, Season.WINTER, PhaseKind.BIDDING)
+    nxt = _next(state, bidding if variant.rules.bidding(variant, state) else spring, units)
     nxt = variant.rules.after_winter(variant, nxt, results)
     return Adjudication(state.phase, results, nxt.units, {}, nxt, disbanded=disbanded)
 
@@ -89,18 +97,21 @@ def _after_turn(
     """A Spring or Fall turn is over: after Fall, centres change hands and winter may follow."""
     year, season = state.phase.year, state.phase.season
     if season is Season.SPRING:
-        nxt = _next(state, Phase(year, Season.FALL, PhaseKind.MOVEMENT), units)
-        return Adjudication(state.phase, results, units, dislodged, nxt, disbanded=disbanded)
+        nxt = variant.rules.after_spring(variant, state, _next(state, Phase(year, Season.FALL, PhaseKind.MOVEMENT), units))
+        return Adjudication(state.phase, results, nxt.units, dislodged, nxt, disbanded=disbanded)
     centres = dict(state.supply_centres)
     provinces = variant.map.provinces
+    added = state.extra.get(ADDED_CENTRES, ())
     for prov, unit in units.items():
-        if provinces[prov].supply_centre:
+        if provinces[prov].supply_centre or prov in added:  # type: ignore[operator]
             centres[prov] = unit.power
     nxt = variant.rules.after_fall(variant, state, _next(state, state.phase, units, centres))
     winner = variant.rules.winner(variant, nxt)
     rules = variant.rules
     if adjustment_counts(variant, nxt) or rules.winter_units(variant, nxt) or rules.winter_pending(variant, nxt):
         phase = Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT)
+    elif rules.bidding(variant, nxt):
+        phase = Phase(year, Season.WINTER, PhaseKind.BIDDING)
     else:
         phase = Phase(year + 1, Season.SPRING, PhaseKind.MOVEMENT)
     nxt = nxt.with_(phase=phase)

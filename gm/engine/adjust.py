@@ -13,19 +13,21 @@ from gm.engine.variant import Variant
 
 def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     """Builds (positive) or removals (negative) each power is due; only powers with something to do."""
-    balance = dict.fromkeys(variant.powers, 0)
+    rules = variant.rules
+    centres = dict.fromkeys(variant.powers, 0)
     for owner in state.supply_centres.values():
-        balance[owner] = balance.get(owner, 0) + 1
+        centres[owner] = centres.get(owner, 0) + 1
+    units = dict.fromkeys(centres, 0)
     for unit in state.units.values():
-        balance[unit.power] = balance.get(unit.power, 0) - 1
+        units[unit.power] = units.get(unit.power, 0) + 1
     counts: dict[str, int] = {}
-    is_minor = variant.rules.is_minor
-    for power, diff in balance.items():
-        if diff and is_minor(variant, state, power):
-            continue  # minor powers never build or remove: the rules restore their units
+    for power, held in units.items():
+        diff = rules.unit_allowance(variant, state, power, centres.get(power, 0)) - held
+        if diff and not rules.adjusts(variant, state, power):
+            continue  # minor powers never build or remove by default: the rules restore their units
         if diff > 0:
-            sites = {p for p in variant.rules.build_sites(variant, state, power) if p not in state.units}
-            limit = variant.rules.max_builds(variant, state, power)
+            sites = {p for p in rules.build_sites(variant, state, power) if p not in state.units}
+            limit = rules.max_builds(variant, state, power)
             diff = min(diff, len(sites), limit if limit is not None else diff)
         if diff:
             counts[power] = diff
@@ -105,6 +107,9 @@ def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sit
         return f"{order.power} cannot build in {name}"
     if prov in units:
         return f"{name} is not vacant"
+    barred = variant.rules.build_refusal(variant, state, order)
+    if barred:
+        return barred
     terrain = variant.map.provinces[prov].terrain
     if order.unit_type is UnitType.ARMY:
         return "" if terrain in (Terrain.LAND, Terrain.COAST) else f"an army cannot stand in {name}"

@@ -20,6 +20,12 @@ class PhaseKind(str, Enum):
     MOVEMENT = "Movement"
     RETREAT = "Retreat"
     ADJUSTMENT = "Adjustment"
+    BIDDING = "Bidding"  # a winter of secret bids for minor powers (Napoleonic Wars), after adjustments
+
+
+# GameState.extra key: provinces a GM made supply centres in a running game (SET CENTRE), for a
+# board that lacks some of its rules' centres.
+ADDED_CENTRES = "added_centres"
 
 
 def province_of(location: str) -> str:
@@ -95,6 +101,10 @@ class GameState:
 
     def units_of(self, power: str) -> list[Unit]:
         return [u for u in self.units.values() if u.power == power]
+
+    def is_centre(self, provinces: dict, province: str) -> bool:
+        """Is `province` a supply centre: on the variant's map (`provinces`), or made one by the GM?"""
+        return provinces[province].supply_centre or province in self.extra.get(ADDED_CENTRES, ())  # type: ignore[operator]
 
     def centres_of(self, power: str) -> list[str]:
         return sorted(p for p, owner in self.supply_centres.items() if owner == power)

@@ -71,6 +71,33 @@ class Convoy(Order):
 
 
 @dataclass(frozen=True, slots=True)
+class Deny(Order):
+    """A fleet closes the direct passage between two land spaces across its sea to other powers'
+    armies this turn (Napoleonic Wars' X order). It stays where it is, as a hold would."""
+
+    side: str  # one end of the passage
+    other_side: str  # the other end
+
+    @property
+    def passage(self) -> frozenset[str]:
+        return frozenset((self.side, self.other_side))
+
+    def __str__(self) -> str:
+        return f"{self._unit()} X {self.side}-{self.other_side}"
+
+
+@dataclass(frozen=True, slots=True)
+class Blockade(Order):
+    """A fleet at sea blockades a coastal home centre next to it for the season (Napoleonic
+    Wars' B order): it stays where it is, as a hold would."""
+
+    target: str  # the province blockaded
+
+    def __str__(self) -> str:
+        return f"{self._unit()} B {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
 class Retreat(Order):
     dest: str
 
@@ -115,6 +142,61 @@ class Allocation(Order):
 
     def __str__(self) -> str:
         return f"DP {self.points} {self.order}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Order):
+    """Secret points (Influence Points in Napoleonic Wars) that `power` bids for control of the
+    minor power named in `location`, for itself or in support of `beneficiary`'s bid."""
+
+    points: int = 0
+    beneficiary: str = ""  # the power the bid is for; '' or `power`: its own bid
+
+    @property
+    def minor(self) -> str:
+        return self.location
+
+    @property
+    def bidder_for(self) -> str:
+        return self.beneficiary or self.power
+
+    def __str__(self) -> str:
+        behind = f" FOR {self.beneficiary}" if self.beneficiary and self.beneficiary != self.power else ""
+        return f"IP {self.points} {self.location}{behind}"
+
+
+@dataclass(frozen=True, slots=True)
+class Loan(Order):
+    """Secret: `power` lends `points` of its banked Supply Points to the power named in
+    `location` for a year (Napoleonic Wars)."""
+
+    points: int = 0
+
+    @property
+    def borrower(self) -> str:
+        return self.location
+
+    def __str__(self) -> str:
+        return f"LOAN {self.points} {self.location}"
+
+
+@dataclass(frozen=True, slots=True)
+class Convert(Order):
+    """Secret: `power` turns `points` of its banked Supply Points into twice as many Influence
+    Points this winter (Napoleonic Wars). `location` is always CONVERT: a later one replaces it."""
+
+    points: int = 0
+
+    def __str__(self) -> str:
+        return f"CONVERT {self.points}"
+
+
+def convert(power: str, points: int) -> Convert:
+    return Convert(power, None, "CONVERT", points)
+
+
+# Orders only their power and the GM ever see.
+SECRET_ORDERS = frozenset({Allocation, Bid, Loan, Convert})
 
 
 @dataclass(frozen=True, slots=True)

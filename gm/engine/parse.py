@@ -21,7 +21,7 @@ from gm.engine.adjudicator import check_order
 from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
-from gm.engine.orders import Allocation, DeclareHome
+from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, convert
 from gm.engine.variant import Variant
 
 
@@ -66,7 +66,8 @@ WHEN = {"hold": "a movement phase", "support": "a movement phase", "convoy": "a 
         "build": "an adjustment phase", "waive": "an adjustment phase"}
 ACCEPTS = {PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
            PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
-           PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"}}
+           PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"},
+           PhaseKind.BIDDING: set()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,15 +626,128 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
 
 
 _ALLOCATION = re.compile(r"\s*(DP|IP)\b\s*:?\s*(\d+)?\s*(?:points?\b|dps?\b)?\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_BID = re.compile(r"\s*(?:IPs?|BIDS?)\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+# 'LOAN 3 France', 'LOAN 3 SPs to France', 'CONVERT 2', 'CONVERT 2 SP to IP': Supply Points.
+_MONEY = re.compile(r"\s*(LOAN|LEND|CONVERT)\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_BID_POINTS = re.compile(r"(?<![\w-])(\d+)\s*(?:IPs?\b|points?\b)?", re.IGNORECASE)
+_BID_ON = re.compile(r"^(?:on|for|to|in)\s+", re.IGNORECASE)
+_BID_BEHIND = re.compile(r"\s+(?:for|supporting|backing|behind|in\s+support\s+of)\s+", re.IGNORECASE)
 _QUOTE_MARK = re.compile(r"\s*[>|]")
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*\u2022\u00b7\u2013])\s+")
+# 'F SKA X Den-Swe', 'F Skagerrak deny Denmark - Sweden': a fleet denies a direct passage.
+_DENY = re.compile(r"\s*(?:(A|F|army|fleet)\s+)?(.+?)\s+(?:X|deny|denies|denying)\s+(?:(?:the\s+)?passage\s+)?"
+                   r"(.+?)\s*(?:-+|\u2013|\u2192|>|\s(?:to|and)\s)\s*(.+?)\s*$", re.IGNORECASE | re.DOTALL)
+# 'F MAO B Bre', 'F Mid-Atlantic blockades Brest': a fleet blockades a coastal home centre.
+_BLOCKADE = re.compile(r"\s*(?:(A|F|army|fleet)\s+)?(.+?)\s+(?:B|blockades?|blockading)\s+(.+?)\s*$",
+                       re.IGNORECASE | re.DOTALL)
 _HOME = re.compile(r"\s*HOME\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def _read_bid(variant: Variant, rest: str, power: str) -> tuple[Bid | None, str]:
+    """'3 Denmark', '3 IPs on Denmark', 'Denmark 3', '2 Denmark FOR France' -> the bid, or why not."""
+    found = _BID_POINTS.search(rest)
+    if found is None:
+        return None, "a bid names its IPs and the minor power: IP 3 Denmark (or IP 2 Denmark FOR France)"
+    words = re.sub(r"[(),;:]", " ", rest[:found.start()] + " " + rest[found.end():]).strip()
+    minor_text, _, backed_text = _BID_BEHIND.sub("\0", " " + _BID_ON.sub("", words) + " ", count=1).strip().partition("\0")
+    minor = resolve_power(variant, minor_text.strip()) if minor_text.strip() else None
+    if minor is None or not variant.powers[minor].minor:
+        minors = [p.name for p in variant.powers.values() if p.minor]
+        what = f"{minor_text.strip()!r} is no minor power" if minor_text.strip() else "the bid names no minor power"
+        return None, f"{what}; the minor powers are {', '.join(minors)}" if minors else what
+    backed = power
+    if backed_text.strip():
+        found_power = resolve_power(variant, backed_text.strip())
+        if found_power is None:
+            return None, f"{backed_text.strip()!r} is no power to back"
+        backed = found_power
+    return Bid(power, None, minor, int(found.group(1)), "" if backed == power else backed), ""
+
+
+def _parse_deny(
+    variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind, state: GameState | None
+) -> ParsedOrder:
+    """'F SKA X Den-Swe': the fleet denies the direct passage between the two spaces this turn."""
+    if phase_kind is not PhaseKind.MOVEMENT:
+        return ParsedOrder(text, None, "a direct passage is denied (X) in a movement phase")
+    kind, where, side, other = match.groups()
+    places = []
+    for part in (where, side, other):
+        location, why = lookup_location(variant, part)
+        if location is None:
+            return ParsedOrder(text, None, why)
+        places.append(province_of(location))
+    fleet, a, b = places
+    if kind and kind[0].upper() == "A":
+        return ParsedOrder(text, None, "only a fleet denies a direct passage")
+    location = fleet
+    if state is not None and fleet in state.units:
+        location = state.units[fleet].location
+    return ParsedOrder(text, Deny(power, UnitType.FLEET if kind else None, location, a, b), None)
+
+
+def _parse_money(variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind) -> ParsedOrder:
+    """LOAN <n> <power> and CONVERT <n>: Supply Points lent for a year, or turned into IPs."""
+    if phase_kind is not PhaseKind.BIDDING:
+        return ParsedOrder(text, None, "Supply Points are lent and converted in the winter bidding phase")
+    kind, rest = match.group(1).upper(), match.group(2)
+    found = re.search(r"(?<![\w-])(\d+)\s*(?:SPs?\b|supply\s+points?\b)?", rest, re.IGNORECASE)
+    if found is None:
+        return ParsedOrder(text, None, "name the Supply Points: LOAN 3 France, CONVERT 2")
+    n = int(found.group(1))
+    words = (rest[:found.start()] + " " + rest[found.end():]).strip()
+    if kind == "CONVERT":
+        if words and not re.fullmatch(r"(?:(?:to|into)\s+)?(?:IPs?|influence\s+points?)?", words, re.IGNORECASE):
+            return ParsedOrder(text, None, f"CONVERT takes only a number of SPs, not {words!r}")
+        return ParsedOrder(text, convert(power, n), None)
+    words = re.sub(r"^(?:to|for)\s+", "", words, flags=re.IGNORECASE)
+    borrower = resolve_power(variant, words) if words else None
+    if borrower is None:
+        return ParsedOrder(text, None, f"name the power the SPs are lent to: LOAN {n} <power>")
+    return ParsedOrder(text, Loan(power, None, borrower, n), None)
+
+
+def _parse_blockade(variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind,
+                    state: GameState | None) -> ParsedOrder:
+    """'F MAO B Bre': the fleet blockades the centre for the season (movement phases only)."""
+    if phase_kind is not PhaseKind.MOVEMENT:
+        return ParsedOrder(text, None, "a blockade (B) is ordered in a movement phase")
+    kind, where, target = match.groups()
+    places = []
+    for part in (where, target):
+        location, why = lookup_location(variant, part)
+        if location is None:
+            return ParsedOrder(text, None, why)
+        places.append(location)
+    if kind and kind[0].upper() == "A":
+        return ParsedOrder(text, None, "only a fleet blockades")
+    location = places[0]
+    if state is not None and province_of(location) in state.units:
+        location = state.units[province_of(location)].location
+    return ParsedOrder(text, Blockade(power, UnitType.FLEET if kind else None, location, province_of(places[1])), None)
 
 
 def _parse_special(
     variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind, state: GameState | None
 ) -> ParsedOrder:
     """`DP <n> <order>` (points behind an order for a minor power's unit) and `HOME <province>`."""
+    if match.re is _BID:
+        bid, why = _read_bid(variant, match.group(1), power)
+        if bid is not None and phase_kind is not PhaseKind.BIDDING:
+            return ParsedOrder(text, None, "IP bids for minor powers are made in the winter bidding phase")
+        if bid is None and phase_kind is PhaseKind.BIDDING:
+            return ParsedOrder(text, None, why)
+        if bid is not None:
+            return ParsedOrder(text, bid, None)
+        match = _ALLOCATION.match(match.string) or match  # not a bid: a DP/IP allocation behind an order
+        if match.re is _BID:
+            return ParsedOrder(text, None, why)
+    if match.re is _MONEY:
+        return _parse_money(variant, text, match, power, phase_kind)
+    if match.re is _BLOCKADE:
+        return _parse_blockade(variant, text, match, power, phase_kind, state)
+    if match.re is _DENY:
+        return _parse_deny(variant, text, match, power, phase_kind, state)
     if match.re is _HOME:
         if phase_kind is not PhaseKind.ADJUSTMENT:
             return ParsedOrder(text, None, "a HOME declaration is only accepted in an adjustment phase")
@@ -656,6 +770,20 @@ def _parse_special(
     return ParsedOrder(text, Allocation(power, o.unit_type, o.location, points, o), None)
 
 
+def _blockade_match(words: str, phase_kind: PhaseKind) -> re.Match[str] | None:
+    """A B order: 'B' or 'blockade' as a word of its own, in a movement phase."""
+    if phase_kind is not PhaseKind.MOVEMENT or not re.search(r"\s(?:B|blockades?|blockading)\s", words, re.IGNORECASE):
+        return None
+    return _BLOCKADE.match(words)
+
+
+def _deny_match(variant: Variant, words: str) -> re.Match[str] | None:
+    """An X order, only in a variant with direct passages (elsewhere 'X' is no order word)."""
+    if not variant.rules.passages(variant) or not re.search(r"\b(?:X|deny|denies|denying)\b", words, re.IGNORECASE):
+        return None
+    return _DENY.match(words)
+
+
 def parse_order(
     variant: Variant, text: str, power: str, phase_kind: PhaseKind, state: GameState | None = None
 ) -> ParsedOrder:
@@ -670,7 +798,8 @@ def parse_order(
         return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
                                        "text, not an order")
     words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
-    special = _ALLOCATION.match(words) or _HOME.match(words)
+    special = (_BID.match(words) or _ALLOCATION.match(words) or _HOME.match(words) or _MONEY.match(words)
+               or _deny_match(variant, words) or _blockade_match(words, phase_kind))
     if special:
         return _parse_special(variant, text, special, power, phase_kind, state)
     raws, why = _readings(variant, _tokens(words), _read_order)

@@ -11,14 +11,14 @@ from typing import Mapping, Sequence
 
 from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
-from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
+from gm.engine.orders import Blockade, Convoy, Deny, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 
 # Outcome of one decision (a move, a support or a convoy) in the guess algorithm.
 FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
-MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
+MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Deny, Blockade)
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 # Enum members bound once: attribute access on an Enum class is slow in the hot loop.
 R_SUCCEEDS, R_FAILS, R_VOID, R_CUT = Result.SUCCEEDS, Result.FAILS, Result.VOID, Result.CUT
@@ -65,7 +65,8 @@ class Movement:
         "variant", "map", "state", "units", "orders", "void", "order_of", "given", "dst", "dest_loc",
         "convoyed", "route", "_sea_fleets", "_sea_routes", "offers", "src", "move_from", "moves_to",
         "move_supports", "convoys", "convoy_of_fleet", "convoy_set", "hold_supports", "supports",
-        "opponent", "resolved", "guess", "deps", "paradox", "sorties",
+        "opponent", "resolved", "guess", "deps", "paradox", "sorties", "denials", "denied_by",
+        "blockades",
     )
 
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
@@ -209,6 +210,8 @@ class Movement:
                 self.hold_supports[order.target].append(i)  # type: ignore[attr-defined]
             else:
                 self.hold_supports[order.target] = [i]  # type: ignore[attr-defined]
+        self._validate_denials()
+        self._validate_blockades()
         # Head-to-head opponents: two moves that swap places, neither by convoy.
         self.opponent: dict[int, int] = {}
         convoyed = self.convoyed
@@ -216,6 +219,69 @@ class Movement:
             j = move_from.get(dst[i])  # type: ignore[arg-type]
             if j is not None and dst[j] == here and i not in convoyed and j not in convoyed:
                 self.opponent[i] = j
+
+    def _validate_denials(self) -> None:
+        """X orders: a fleet in the sea a direct passage crosses closes it to the armies of every
+        power but its own commander's. denied_by: move -> the X orders that may close it."""
+        self.denials: set[int] = set()
+        self.denied_by: dict[int, list[int]] = {}
+        orders, units, name = self.orders, self.units, self.map.name
+        passages = self.variant.rules.passages(self.variant)
+        by_passage: dict[frozenset[str], list[int]] = {}
+        for prov, i in list(self.order_of.items()):
+            order = orders[i]
+            if type(order) is not Deny:
+                continue
+            sea = passages.get(order.passage)  # type: ignore[attr-defined]
+            if sea is None:
+                self._void(i, f"there is no direct passage between {name(order.side)} and {name(order.other_side)}")  # type: ignore[attr-defined]
+            elif units[prov].type is not FLEET or prov != sea:
+                self._void(i, f"only a fleet in {name(sea)} can deny the passage between {name(order.side)} and {name(order.other_side)}")  # type: ignore[attr-defined]
+            else:
+                self.denials.add(i)
+                by_passage.setdefault(order.passage, []).append(i)  # type: ignore[attr-defined]
+        if not by_passage:
+            return
+        rules, variant, state = self.variant.rules, self.variant, self.state
+        for i, here in self.src.items():
+            deniers = by_passage.get(frozenset((here, self.dst[i])))  # type: ignore[arg-type]
+            if deniers is None or i in self.convoyed or units[here].type is not ARMY:
+                continue
+            mover = rules.commander(variant, state, orders[i].power) or orders[i].power
+            others = [d for d in deniers
+                      if (rules.commander(variant, state, orders[d].power) or orders[d].power) != mover]
+            if others:
+                self.denied_by[i] = others
+
+    def _validate_blockades(self) -> None:
+        """B orders: a fleet blockading a coastal home centre, where the variant's rules allow."""
+        self.blockades: set[int] = set()
+        for prov, i in list(self.order_of.items()):
+            order = self.orders[i]
+            if type(order) is not Blockade:
+                continue
+            why = "only a fleet blockades" if self.units[prov].type is not FLEET else \
+                self.variant.rules.blockade_refusal(self.variant, self.state, order)  # type: ignore[arg-type]
+            if why:
+                self._void(i, why)
+            else:
+                self.blockades.add(i)
+
+    def _decide_blockade(self, i: int) -> bool:
+        """A blockade is cut by any attack of another power, successful or not, except one from
+        the centre blockaded (a convoyed attack only if its convoy gets through)."""
+        order = self.orders[i]
+        for j in self.moves_to.get(order.province, ()):
+            if self.orders[j].power == order.power or self.src[j] == order.target:  # type: ignore[attr-defined]
+                continue
+            if j not in self.convoyed or self.path(j):
+                return FAILS
+        return SUCCEEDS
+
+    def denied(self, i: int) -> bool:
+        """Is move i over a direct passage that an undislodged fleet denies?"""
+        deniers = self.denied_by.get(i)
+        return deniers is not None and any(self.resolve(d) for d in deniers)
 
     def _sea_route(self, src: str, dest: str) -> set[str]:
         """Fleets at sea that lie on a convoy route from src to dest, whatever their orders."""
@@ -342,6 +408,10 @@ class Movement:
             self.resolve(i)
         for i in self.convoys:
             self.resolve(i)
+        for i in self.denials:
+            self.resolve(i)
+        for i in self.blockades:
+            self.resolve(i)
 
     def resolve(self, i: int) -> bool:
         """The guess-and-check step of DATC section 5.E: decide i, or return the guess in force."""
@@ -393,6 +463,11 @@ class Movement:
         # convoyed army is circular movement (DATC 6.C.4).
         fleets_in_cycle = {self.orders[i].province for i in cycle if i in self.convoy_set}
         paradox_moves = {m for m, fleets in self.route.items() if fleets & fleets_in_cycle}
+        denials_in_cycle = {i for i in cycle if i in self.denials}
+        if denials_in_cycle:
+            # The same for a denied passage: the denial stands, the armies crossing hold.
+            for d in denials_in_cycle:
+                self.resolved[d] = SUCCEEDS
         if paradox_moves:
             # Szykman rule: the convoyed armies in the paradox hold; everything else is re-decided.
             for m in paradox_moves:
@@ -408,8 +483,10 @@ class Movement:
     def decide(self, i: int) -> bool:
         if i in self.src:
             return self._decide_move(i)
-        if i in self.convoy_set:
+        if i in self.convoy_set or i in self.denials:
             return not self.dislodged_by_move(self.orders[i].province)
+        if i in self.blockades:
+            return self._decide_blockade(i)
         return self._decide_support(i)
 
     def path(self, i: int) -> bool:
@@ -441,6 +518,8 @@ class Movement:
     def attack_strength(self, i: int) -> int:
         if i in self.convoyed and not self.path(i):
             return 0
+        if i in self.denied_by and self.denied(i):
+            return 0
         dest = self.dst[i]
         supports = self.move_supports[i]
         defender = self.units.get(dest)  # type: ignore[arg-type]
@@ -464,6 +543,8 @@ class Movement:
     def prevent_strength(self, j: int) -> int:
         if j in self.convoyed and not self.path(j):
             return 0
+        if j in self.denied_by and self.denied(j):
+            return 0
         k = self.opponent.get(j)
         if k is not None and self.resolve(k):
             return 0
@@ -477,6 +558,8 @@ class Movement:
         if attack == 0:
             return FAILS
         k = self.opponent.get(i)
+        if k is not None and k in self.denied_by and self.denied(k):
+            k = None  # the other army never set out across its passage: it defends where it is
         if k is not None:
             if attack <= 1 + self._support_count(self.move_supports[k]):
                 return FAILS
@@ -523,6 +606,12 @@ class Movement:
                 results.append(new(OrderResult, (order, R_FAILS, self._move_failure(i))))
             elif i in self.convoy_set:
                 results.append(new(OrderResult, (order, R_FAILS, "the convoying fleet was dislodged")))
+            elif i in self.denials:
+                results.append(new(OrderResult, (order, R_FAILS, "the fleet was dislodged: the passage stayed open")))
+            elif i in self.blockades:
+                attackers = sorted({self.map.name(self.src[j]) for j in self.moves_to.get(order.province, ())
+                                    if self.orders[j].power != order.power})
+                results.append(new(OrderResult, (order, R_CUT, f"the blockade was cut by the attack from {', '.join(attackers)}")))
             else:
                 results.append(new(OrderResult, (order, R_CUT, self._support_failure(i))))
         # Units after: everyone stays, then the successful moves leave and arrive. A unit still in
@@ -538,7 +627,7 @@ class Movement:
             if stayed is not None:
                 dislodged[d] = Dislodged(stayed, None if i in convoyed else src[i], ())
                 j = self.order_of.get(d)
-                if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy):
+                if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy, Deny, Blockade):
                     results[j] = new(OrderResult, (orders[j], R_FAILS, "the unit was dislodged"))
             unit = units[src[i]]
             loc: str = dest_loc[i]  # type: ignore[assignment]
@@ -564,7 +653,10 @@ class Movement:
             return "the convoy was caught in a paradox (Szykman rule): the army holds"
         if i in self.convoyed and not self.path(i):
             return "the convoy was disrupted"
-        if i in self.opponent:
+        if i in self.denied_by and self.denied(i):
+            fleets = sorted(self.map.name(self.orders[d].province) for d in self.denied_by[i] if self.resolve(d))
+            return f"the direct passage was denied by the fleet in {', '.join(fleets)}"
+        if i in self.opponent and not self.denied(self.opponent[i]):
             return f"lost the head-to-head battle with the unit in {self.map.name(self.dst[i])}"
         return f"bounced in {self.map.name(self.dst[i])}"
 

@@ -5,18 +5,26 @@ import re
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gm.engine.model import GameState, Unit
-from gm.engine.orders import Allocation, DeclareHome, Order
+from gm.engine.orders import Allocation, Bid, Blockade, Build, Convert, DeclareHome, Loan, Order
 from gm.engine.results import OrderResult, Result
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
 
 NO_CROSSINGS_CLOSED: Mapping[tuple[str, str], str] = {}
-SIDE_ORDERS = frozenset({Allocation, DeclareHome})  # orders for no unit: allocations, declarations
+NO_PASSAGES: Mapping[frozenset[str], str] = {}
+# Orders for no unit: allocations, bids, Supply Point orders, declarations.
+SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome})
+_SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Loan: "Supply Points",
+               Convert: "Supply Points", DeclareHome: "home declarations"}
 
 
 class Rules:
     """Standard Diplomacy. A variant's rules module subclasses this and overrides only what differs."""
+
+    # Minor powers' units are ordered only through points (A&E's DPs), never directly, not even by
+    # the GM; where False (Napoleonic Wars) their controller orders them, and the GM may.
+    minors_ordered_by_points = True
 
     # --- calendar -------------------------------------------------------------------------------
     def year_label(self, year: int) -> str:
@@ -32,9 +40,54 @@ class Rules:
         p = variant.powers.get(power)
         return p is not None and p.minor
 
+    def commander(self, variant: Variant, state: GameState, power: str) -> str | None:
+        """The power whose player gives `power`'s unit orders: itself, or None for a minor power
+        ordered only through points (A&E); in Napoleonic Wars, the major power controlling it."""
+        return None if self.is_minor(variant, state, power) else power
+
+    def controllers(self, variant: Variant, state: GameState) -> dict[str, str | None]:
+        """Minor power -> the power controlling it (None: nobody), where the variant has control
+        of minor powers (public, shown in every results mail); empty elsewhere."""
+        return {}
+
+    def with_control(self, variant: Variant, state: GameState, control: Mapping[str, tuple[str | None, int]]) -> GameState:
+        """The position with minor powers controlled as given (minor -> (controller, years)): for
+        test cases and GM edits. Only variants with control of minor powers accept it."""
+        raise ValueError(f"{variant.title} has no control of minor powers")
+
+    def public_notes(self, variant: Variant, before: GameState, after: GameState) -> list[str]:
+        """What the rules did in this phase that every player is told, in words (a power losing
+        control of a minor power, say); none in standard Diplomacy."""
+        return []
+
+    def adjusts(self, variant: Variant, state: GameState, power: str) -> bool:
+        """Does `power` build and remove units in winter? Minor powers do not by default: the
+        rules restore their units."""
+        return not self.is_minor(variant, state, power)
+
+    def unit_allowance(self, variant: Variant, state: GameState, power: str, centres: int) -> int:
+        """How many units `power` may keep with `centres` supply centres: one each."""
+        return centres
+
     def points_available(self, variant: Variant, state: GameState, power: str) -> int | None:
         """Secret points (DPs, IPs) `power` may allocate this turn; None where the variant has none."""
         return None
+
+    def points_balance(self, variant: Variant, state: GameState, power: str,
+                       on_file: Sequence[tuple[str, int]]) -> tuple[int | None, int]:
+        """The secret points `power` may spend this phase, given its secret orders on file
+        (canonical text, points), and how many of them those orders spend."""
+        return self.points_available(variant, state, power), sum(n for _, n in on_file)
+
+    def private_status(self, variant: Variant, state: GameState, power: str) -> list[str]:
+        """What only `power` (and the GM) may know of its own position, a line each (Supply
+        Points banked, say): shown in its acknowledgements. None in standard Diplomacy."""
+        return []
+
+    def private_notes(self, variant: Variant, before: GameState, after: GameState) -> dict[str, list[str]]:
+        """Power -> what the phase did that only it (and the GM) may know: shown with its own
+        secret orders in the results."""
+        return {}
 
     def stationary_powers(self, variant: Variant, state: GameState) -> frozenset[str]:
         """Powers whose units never leave their space: a move of theirs is a sortie that always
@@ -56,9 +109,9 @@ class Rules:
             return state, list(orders), []
         unit_orders = [o for o in orders if type(o) not in SIDE_ORDERS]
         refused = [
-            OrderResult(o, Result.VOID, f"{variant.title} has no {'point allocations' if type(o) is Allocation else 'home declarations'}")
+            OrderResult(o, Result.VOID, f"{variant.title} has no {_SIDE_NAMES[type(o)]}")
             for o in orders
-            if type(o) is Allocation or type(o) is DeclareHome
+            if type(o) in SIDE_ORDERS
         ]
         return state, unit_orders, refused
 
@@ -67,9 +120,29 @@ class Rules:
         """Crossings (from, to) closed in this position to every power but the one named."""
         return NO_CROSSINGS_CLOSED
 
+    def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
+        """Direct passages for armies that a fleet in the sea they cross may deny (X orders):
+        {the two land spaces: the sea}. None in standard Diplomacy."""
+        return NO_PASSAGES
+
+    def blockade_refusal(self, variant: Variant, state: GameState, order: Blockade) -> str:
+        """Why a fleet may not blockade `order.target` now ('' when it may)."""
+        return f"{variant.title} has no blockades"
+
+    def after_movement(self, variant: Variant, state: GameState, results: Sequence[OrderResult]) -> GameState:
+        """The position a movement phase was played from, with what its results leave behind for
+        later phases (blockades that held, say); the engine moves the units."""
+        return state
+
     def may_retreat(self, variant: Variant, state: GameState, unit: Unit) -> bool:
         """False for units that are destroyed rather than retreat when dislodged."""
         return True
+
+    # --- end of a turn --------------------------------------------------------------------------
+    def after_spring(self, variant: Variant, before: GameState, after: GameState) -> GameState:
+        """Called once a Spring turn (with its retreats) is over; `before` is the position at the
+        start of the Spring movement."""
+        return after
 
     # --- end of a year --------------------------------------------------------------------------
     def after_fall(self, variant: Variant, before: GameState, after: GameState) -> GameState:
@@ -100,6 +173,15 @@ class Rules:
 
     def max_builds(self, variant: Variant, state: GameState, power: str) -> int | None:
         return None
+
+    def build_refusal(self, variant: Variant, state: GameState, order: Build) -> str:
+        """Why the rules bar this build at one of the power's build sites ('' when they do not):
+        some sites take only one kind of unit."""
+        return ""
+
+    def bidding(self, variant: Variant, state: GameState) -> bool:
+        """Does the winter end with a phase of secret bids for minor powers (after adjustments)?"""
+        return False
 
     def after_winter(self, variant: Variant, state: GameState, results: list[OrderResult]) -> GameState:
         """Called with the position after the adjustments and their results."""

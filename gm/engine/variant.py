@@ -35,6 +35,7 @@ class Variant:
     rules: Rules
     docs: str = ""  # path of the variant's rules notes, for HELP and the README
     facts: dict[str, object] = field(default_factory=dict)  # extra data a rules module reads
+    notes: tuple[str, ...] = ()  # what every player is told of the variant when a game starts
 
     @property
     def great_powers(self) -> list[str]:

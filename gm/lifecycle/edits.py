@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.graph import Terrain
-from gm.engine.model import GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.model import ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.parse import lookup_location, parse_order, resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, variant_of
@@ -27,7 +27,7 @@ from gm.store.models import AuditEntry, Game, GamePhase, OrderRecord, SecretAllo
 
 # The audit actions of the edits, and those after which REISSUE has nothing left to tell: the
 # players learnt the position from the results, the rollback notice or the last correction.
-EDIT_ACTIONS = ("set unit", "remove unit", "set owner", "set home", "set phase")
+EDIT_ACTIONS = ("set unit", "remove unit", "set owner", "set home", "set phase", "set centre", "set control")
 ISSUED_ACTIONS = ("adjudicate", "rollback", "reissue")
 NONE_WORDS = ("NONE", "NOBODY", "NEUTRAL")
 
@@ -139,9 +139,10 @@ def _province(variant: Variant, text: str) -> str:
     return province_of(location)
 
 
-def _centre(variant: Variant, text: str) -> str:
+def _centre(variant: Variant, text: str, state: GameState | None = None) -> str:
     province = _province(variant, text)
-    if not variant.map.provinces[province].supply_centre:
+    if not (variant.map.provinces[province].supply_centre if state is None
+            else state.is_centre(variant.map.provinces, province)):
         raise GameError(f"{variant.map.name(province)} is no supply centre")
     return province
 
@@ -208,8 +209,8 @@ def set_owner(session: Session, game: Game, args: list[str]) -> Edit:
     if len(args) < 2:
         raise GameError("name the centre and its owner: SET OWNER <centre> <power>|NONE (SET OWNER Bel France)")
     place, power = _trailing_power(variant, args)
-    centre = _centre(variant, " ".join(place))
     state = current.state
+    centre = _centre(variant, " ".join(place), state)
     before = state.supply_centres.get(centre)
     name = variant.map.name(centre)
     if before == power:
@@ -238,6 +239,57 @@ def set_home(session: Session, game: Game, args: list[str]) -> Edit:
                   sorted(homes), sorted(homes | {centre}))
 
 
+def set_centre(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET CENTRE <province> [<power>|NONE]: the province is a supply centre from now on, in this
+    game (for a board that lacks some of its rules' centres), owned by the power named or by
+    nobody."""
+    variant, current = variant_of(game), under_way(session, game)
+    if not args:
+        raise GameError("name the province: SET CENTRE <province> [<power>|NONE] (SET CENTRE Rum NONE)")
+    place, power = (_trailing_power(variant, args) if len(args) > 1 else (args, None))
+    province = _province(variant, " ".join(place))
+    state = current.state
+    name = variant.map.name(province)
+    terrain = variant.map.provinces[province].terrain
+    if terrain in (Terrain.SEA, Terrain.IMPASSABLE):
+        raise GameError(f"{name} cannot be a supply centre: it is {'a sea' if terrain is Terrain.SEA else 'impassable'}")
+    if state.is_centre(variant.map.provinces, province):
+        raise GameError(f"{name} is a supply centre already (SET OWNER changes its owner)")
+    extra = dict(state.extra)
+    extra[ADDED_CENTRES] = sorted({*state.extra.get(ADDED_CENTRES, ()), province})  # type: ignore[misc]
+    centres = dict(state.supply_centres)
+    if power is not None:
+        centres[province] = power
+    change = f"{name} is now a supply centre, owned by {power or 'nobody'}"
+    return _apply(session, game, variant, current, state.with_(extra=extra, supply_centres=centres), change,
+                  None, {"centre": province, "owner": power})
+
+
+def set_control(session: Session, game: Game, args: list[str]) -> Edit:
+    """SET CONTROL <minor power> <power>|NONE: who controls a minor power (Napoleonic Wars: the
+    GM's choice after a power lost control, or when an uncontrolled minor power is attacked)."""
+    variant, current = variant_of(game), under_way(session, game)
+    state = current.state
+    if not variant.rules.controllers(variant, state):
+        raise GameError(f"{variant.title} has no control of minor powers")
+    if len(args) < 2:
+        raise GameError("name the minor power and its controller: SET CONTROL <minor power> <power>|NONE "
+                        "(SET CONTROL Spain France)")
+    place, power = _trailing_power(variant, args)
+    minor = _exact_power(variant, " ".join(place)) or resolve_power(variant, " ".join(place))
+    if minor is None or not variant.powers[minor].minor:
+        minors = ", ".join(p.name for p in variant.powers.values() if p.minor)
+        raise GameError(f"{' '.join(place)!r} is no minor power; they are {minors}")
+    if power is not None and variant.powers[power].minor:
+        raise GameError(f"{power} is a minor power: only a major power controls one")
+    before = variant.rules.controllers(variant, state).get(minor)
+    if before == power:
+        raise GameError(f"{minor} is controlled by {power or 'nobody'} already")
+    after = variant.rules.with_control(variant, state, {minor: (power, 1)})
+    change = f"{minor} is now controlled by {power or 'nobody'} (was {before or 'nobody'})"
+    return _apply(session, game, variant, current, after, change, before, power)
+
+
 def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
     """SET PHASE <phase>: the season, year and kind of the current phase, the position kept. A
     retreat phase needs dislodged units; out of one, the dislodged units are gone (disbanded)."""
@@ -246,10 +298,12 @@ def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
     phase = read_phase(variant, text) if text.strip() else None
     if phase is None:
         raise GameError(f"{text.strip()!r} is no phase: write it like Fall 1901, F1901M, Fall 1901 retreats or W1901")
-    winter = phase.season is Season.WINTER
-    if winter != (phase.kind is PhaseKind.ADJUSTMENT):
-        raise GameError("adjustments are in the winter, and the winter has only adjustments")
     state = current.state
+    winter = phase.season is Season.WINTER
+    bids = variant.rules.bidding(variant, state)
+    if winter != (phase.kind is PhaseKind.ADJUSTMENT or bids and phase.kind is PhaseKind.BIDDING):
+        raise GameError("adjustments and bids are in the winter, and the winter has nothing else" if bids
+                        else "adjustments are in the winter, and the winter has only adjustments")
     label = variant.phase_label(phase)
     if phase == state.phase:
         raise GameError(f"the current phase is {label} already")

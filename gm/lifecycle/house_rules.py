@@ -26,6 +26,7 @@ class HouseRules:
     movement: timedelta = timedelta(hours=48)
     retreat: timedelta = timedelta(hours=24)
     adjustment: timedelta = timedelta(hours=24)
+    bidding: timedelta = timedelta(hours=24)  # a winter of bids for minor powers (Napoleonic Wars)
     # Weekdays (0 = Monday) a deadline may fall on; empty: any day.
     days: frozenset[int] = frozenset()
     hour: int | None = None  # the hour of day (game's time zone) every deadline falls on; None: any
@@ -40,7 +41,7 @@ class HouseRules:
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,
-                PhaseKind.ADJUSTMENT: self.adjustment}[kind]
+                PhaseKind.ADJUSTMENT: self.adjustment, PhaseKind.BIDDING: self.bidding}[kind]
 
     @property
     def zone(self) -> ZoneInfo:
@@ -98,7 +99,7 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
     for name, value in changes.items():
         if value is None:
             continue
-        if name in ("movement", "retreat", "adjustment", "grace", "remind_before"):
+        if name in ("movement", "retreat", "adjustment", "bidding", "grace", "remind_before"):
             values[name] = parse_duration(str(value), name, allow_zero=name in ("grace", "remind_before"))
         elif name == "days":
             values[name] = parse_days(str(value))

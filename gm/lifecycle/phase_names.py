@@ -17,6 +17,7 @@ _KINDS = {
     **dict.fromkeys(("m", "move", "moves", "movement", "movements"), PhaseKind.MOVEMENT),
     **dict.fromkeys(("r", "retreat", "retreats", "retreating"), PhaseKind.RETREAT),
     **dict.fromkeys(("a", "b", "adjust", "adjustment", "adjustments", "build", "builds"), PhaseKind.ADJUSTMENT),
+    **dict.fromkeys(("bid", "bids", "bidding"), PhaseKind.BIDDING),
 }
 # njudge's short form: 'S1901', 'F1901M', 'W1901B', 'F1901R'.
 _SHORT = re.compile(r"([sfw])(\d+)([mrab])?", re.IGNORECASE)

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_PHASES_AT_ONCE = 8  # phases resolved in one go (a retreat and a winter with nothing to decide)
 DECLARATION = "HOME "  # how a stored declaration (str of gm.engine.orders.DeclareHome) begins
+BIDS_OWED = "its IP bids (IP 0 <minor power> to bid nothing)"
 
 
 @dataclass
@@ -54,45 +55,60 @@ class Progress:
 
 
 def owed(variant: Variant, state: GameState) -> dict[str, int]:
-    """The orders each power has to give in this phase: one per unit in movement, one per
-    dislodged unit that may retreat, one per build or removal owed in winter. Minor powers owe
-    none (they are ordered through points, which are never owed)."""
+    """The orders each power has to give in this phase: one per unit it commands in movement
+    (its own, and in Napoleonic Wars those of the minor powers it controls), one per dislodged
+    unit that may retreat, one per build or removal owed in winter, and its bids in a bidding
+    phase. Powers that command no units (minor powers ordered through points) owe none."""
     rules = variant.rules
     out: dict[str, int] = {}
     kind = state.phase.kind
     if kind is PhaseKind.MOVEMENT:
         for unit in state.units.values():
-            if not rules.is_minor(variant, state, unit.power):
-                out[unit.power] = out.get(unit.power, 0) + 1
+            by = rules.commander(variant, state, unit.power)
+            if by is not None:
+                out[by] = out.get(by, 0) + 1
     elif kind is PhaseKind.RETREAT:
         for d in state.dislodged.values():
-            if d.retreats and not rules.is_minor(variant, state, d.unit.power):
-                out[d.unit.power] = out.get(d.unit.power, 0) + 1
+            by = rules.commander(variant, state, d.unit.power)
+            if d.retreats and by is not None:
+                out[by] = out.get(by, 0) + 1
+    elif kind is PhaseKind.BIDDING:
+        out = {p: 1 for p in variant.great_powers if rules.points_available(variant, state, p)}
     else:
-        out = {p: abs(n) for p, n in adjustment_counts(variant, state).items()}
+        for p, n in adjustment_counts(variant, state).items():
+            by = rules.commander(variant, state, p)
+            if by is not None:
+                out[by] = out.get(by, 0) + abs(n)
         for power in rules.winter_choices(variant, state):  # a HOME declaration, say
             out[power] = out.get(power, 0) + 1
     return out
 
 
 def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[OnFile]) -> list[str]:
-    """What `power` still owes, given its orders on file: its units without orders ('A PAR'), or
-    '2 builds' / '1 removal' and a declaration the rules ask for in winter."""
-    if state.phase.kind is PhaseKind.ADJUSTMENT:
-        due = adjustment_counts(variant, state).get(power, 0)
+    """What `power` still owes, given its orders on file: the units it commands without orders
+    ('A PAR'), or '2 builds' / '1 removal' and a declaration the rules ask for in winter, or its
+    bids (in a bidding phase `on_file` holds its bids)."""
+    rules = variant.rules
+    kind = state.phase.kind
+    if kind is PhaseKind.BIDDING:
+        return [] if on_file or not rules.points_available(variant, state, power) else [BIDS_OWED]
+    if kind is PhaseKind.ADJUSTMENT:
+        counts = adjustment_counts(variant, state)
+        due = sum(n for p, n in counts.items() if rules.commander(variant, state, p) == power)
         declared = sum(1 for o in on_file if o.canonical.startswith(DECLARATION))
         left = abs(due) - (len(on_file) - declared)
         out = [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"] if left > 0 else []
-        choice = variant.rules.winter_choices(variant, state).get(power)
+        choice = rules.winter_choices(variant, state).get(power)
         if choice and not declared:
             out.append(choice)
         return out
     ordered = {o.unit for o in on_file}
-    if state.phase.kind is PhaseKind.RETREAT:
-        units = [d.unit for d in state.dislodged.values() if d.unit.power == power and d.retreats]
+    if kind is PhaseKind.RETREAT:
+        units = [d.unit for d in state.dislodged.values() if d.retreats]
     else:
-        units = state.units_of(power)
-    return sorted(str(u) for u in units if u.province not in ordered)
+        units = list(state.units.values())
+    return sorted(str(u) for u in units
+                  if u.province not in ordered and rules.commander(variant, state, u.power) == power)
 
 
 def _on_file_at(session: Session, phase: GamePhase, moment: datetime) -> dict[str, list[OnFile]]:
@@ -111,7 +127,7 @@ def awaited(session: Session, game: Game, variant: Variant, current: CurrentPhas
     """Powers whose player has to order this phase and has not yet given all: power -> what it
     owes. Powers in civil disorder, and those no one plays, are not awaited."""
     state = current.state
-    on_file = on_file_by_power(session, OrderRecord, current.row)
+    on_file = on_file_by_power(session, owed_table(state), current.row)
     out = {}
     for power in owed(variant, state):
         player = players.get(power)
@@ -121,6 +137,11 @@ def awaited(session: Session, game: Game, variant: Variant, current: CurrentPhas
         if left:
             out[power] = left
     return out
+
+
+def owed_table(state: GameState) -> type[OrderRecord] | type[SecretAllocation]:
+    """Where what a power owes is kept: its orders, or in a bidding phase its secret bids."""
+    return SecretAllocation if state.phase.kind is PhaseKind.BIDDING else OrderRecord
 
 
 def players_by_power(session: Session, game: Game) -> dict[str, Player]:
@@ -280,7 +301,8 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
                     by_gm.add((power, entry.canonical))
     deadline = row.deadline_at or game.deadline_at
     late: list[str] = []
-    if deadline is not None and now >= deadline and not skipped:
+    bidding = kind is PhaseKind.BIDDING  # bids are never owed: a power that bids nothing is not late
+    if deadline is not None and now >= deadline and not skipped and not bidding:
         by_deadline = _on_file_at(session, row, deadline)
         late = [p for p in _awaitable(variant, state, players)
                 if missing(variant, state, p, by_deadline.get(p, []))]
@@ -299,7 +321,7 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
             report["returned"].append(power)
             session.add(AuditEntry(game_id=game.id, actor="system", action="back from civil disorder",
                                    detail={"power": power}))
-    for power in _awaitable(variant, state, players):
+    for power in [] if bidding else _awaitable(variant, state, players):
         player = players[power]
         player.late_streak = player.late_streak + 1 if power in late else 0
         if rules.late_limit and player.late_streak >= rules.late_limit:

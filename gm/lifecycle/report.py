@@ -12,7 +12,7 @@ from typing import Any
 from gm.engine.adjudicator import Adjudication
 from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
-from gm.engine.orders import Allocation, Hold, Order
+from gm.engine.orders import SECRET_ORDERS, Hold, Order
 from gm.engine.results import Result
 from gm.engine.rules import SIDE_ORDERS
 from gm.engine.variant import Variant
@@ -21,8 +21,8 @@ REPORT_FORMAT = 1
 
 
 def is_secret_order(order: Order) -> bool:
-    """Is this order seen only by its power and the GM? Point allocations are."""
-    return type(order) is Allocation
+    """Is this order seen only by its power and the GM? Point allocations and bids are."""
+    return type(order) in SECRET_ORDERS
 
 
 def build_report(
@@ -63,8 +63,13 @@ def build_report(
         for c in sorted(set(before_centres) | set(after_centres))
         if before_centres.get(c) != after_centres.get(c)
     ]
+    for power, notes in variant.rules.private_notes(variant, state, after).items():
+        secret += [{"power": power, "order": note, "result": "note", "reason": ""} for note in notes]
     counts = Counter(after_centres.values())
     nxt = after.phase
+    before_control = variant.rules.controllers(variant, state)
+    control = [{"minor": m, "controller": c, "was": before_control.get(m)}
+               for m, c in variant.rules.controllers(variant, after).items()]
     return {
         "format": REPORT_FORMAT,
         "game": game,
@@ -80,6 +85,8 @@ def build_report(
         "disbanded": [{"power": u.power, "unit": str(u)} for u in adjudication.disbanded],
         "centres": {p: counts[p] for p in sorted(counts)},
         "centre_changes": changes,
+        "control": control,  # who controls each minor power from now on (public); [] in most variants
+        "notes": variant.rules.public_notes(variant, state, after),
         "adjustments": adjustment_counts(variant, after) if nxt.kind is PhaseKind.ADJUSTMENT else {},
         "late": sorted(late),
         "civil_disorder": [],  # powers put in civil disorder after this phase

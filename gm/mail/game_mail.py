@@ -201,6 +201,12 @@ def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameS
             {"power": p, "count": centres[p], "owned": owners.get(p, [])}
             for p in sorted(centres, key=lambda p: (-centres[p], p))
         ],
+        "control": [
+            {"minor": c["minor"], "controller": c["controller"],
+             "changed": c["controller"] != c["was"], "was": c["was"]}
+            for c in report.get("control", [])
+        ],
+        "notes": report.get("notes", []),
         "adjust_phase": nxt["phase"] if nxt else "",
         "adjustments": [
             {"power": p, "owed": _count(n, "build") if n > 0 else _count(-n, "removal")}
@@ -446,7 +452,8 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
         if not owed:
             continue
         text = render("reminder.txt.j2", "en", marker=ACK_MARKER, game=game.name, power=player.power, phase=label,
-                       owed=owed, units=current is not None and current.state.phase.kind is not PhaseKind.ADJUSTMENT,
+                       owed=owed, units=current is not None and current.state.phase.kind in (PhaseKind.MOVEMENT,
+                                                                                              PhaseKind.RETREAT),
                        deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
         subject = f"[{game.name}] Reminder: {player.power}, orders due for {_season_year(label) or 'this phase'}"
         rows.append(_row(game, thread, domain, player.email, subject, "reminder", now, text))
@@ -492,6 +499,7 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
         "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
         "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": _game_rules(game),
         "position": _position(variant, state),
+        "bidding": state.phase.kind is PhaseKind.BIDDING, "notes": list(variant.notes),
     }
     readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]
     readers += [(a, None, map_palette(game)) for a in gm_addresses]

@@ -27,6 +27,7 @@ from sqlalchemy import insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from gm.engine.model import PhaseKind
 from gm.games import units_without_orders, variant_of
 from gm.mail import auth
 from gm.mail import dkim as dkim_check
@@ -561,15 +562,20 @@ def _status(ctx: Context) -> PowerStatus | None:
     variant = variant_of(ctx.game)
     power = ctx.player.power
     orders_on_file = ctx.lookups.on_file(OrderRecord, phase.row, power)
-    points = variant.rules.points_available(variant, phase.state, power)
-    allocations = [] if points is None else ctx.lookups.on_file(SecretAllocation, phase.row, power)
+    rules = variant.rules
+    allocations = ctx.lookups.on_file(SecretAllocation, phase.row, power)
+    points, used = rules.points_balance(variant, phase.state, power, [(a.canonical, a.points) for a in allocations])
+    if points is None:
+        allocations = []
     return PowerStatus(
         power=power,
         game=ctx.game.name,
         phase=phase.row.label,
         orders=[o.canonical + (" (entered by the GM)" if o.entered_by else "") for o in orders_on_file],
-        missing=units_without_orders(phase.state, power, orders_on_file),
+        missing=units_without_orders(variant, phase.state, power, orders_on_file),
         allocations=[a.canonical + (" (entered by the GM)" if a.entered_by else "") for a in allocations],
         points=points,
-        used=sum(a.points for a in allocations),
+        used=used,
+        private=rules.private_status(variant, phase.state, power),
+        **({"points_name": "IP", "points_use": "bids"} if phase.state.phase.kind is PhaseKind.BIDDING else {}),
     )

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -25,6 +25,8 @@ class PowerStatus:
     points: int | None  # None: the variant has no secret points
     used: int
     points_name: str = "DP"
+    points_use: str = "allocations"  # what the points are spent on: 'allocations', 'bids'
+    private: list[str] = field(default_factory=list)  # the power's own secrets (Supply Points banked)
 
 
 _TEMPLATES = Path(__file__).resolve().parents[2] / "templates"

@@ -8,9 +8,9 @@ from functools import cache
 from pathlib import Path
 
 from gm.engine.graph import GameMap, Province, Terrain
-from gm.engine.model import Season, UnitType, Unit, province_of
+from gm.engine.model import Phase, PhaseKind, Season, UnitType, Unit, province_of
 from gm.engine.rules import Rules
-from gm.engine.variant import Power, Variant, movement
+from gm.engine.variant import Power, Variant
 
 # name -> (folder under maps/, module under gm.variants holding its Rules class)
 REGISTRY: dict[str, tuple[str, str]] = {
@@ -18,6 +18,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "classical": ("classical", "gm.variants.classical"),
     "ambition": ("ambition", "gm.variants.ambition"),
     "ambition-v6": ("ambition-v6", "gm.variants.ambition_v6"),
+    "napoleonic": ("napoleonic", "gm.variants.napoleonic"),
 }
 ALIASES = {
     "classical-mediterranean": "classical",
@@ -28,6 +29,8 @@ ALIASES = {
     "ambition-2006": "ambition",
     "ambition6": "ambition-v6",
     "ambition-and-empire-v6": "ambition-v6",
+    "napoleonic-wars": "napoleonic",
+    "napoleon": "napoleonic",
 }
 
 
@@ -139,11 +142,12 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
         powers=powers,
         starting_units=tuple(units),
         starting_centres=centres,
-        first_phase=movement(Season(start["season"]), start["year"]),
+        first_phase=Phase(start["year"], Season(start["season"]), PhaseKind(start.get("kind", "Movement"))),
         victory_centres=data["victory_centres"],
         rules=rules,
         docs=docs,
         facts=data.get("facts", {}),
+        notes=tuple(data.get("notes", ())),
     )
 
 

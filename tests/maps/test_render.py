@@ -136,7 +136,7 @@ END
 
 
 def test_the_colour_blind_palette_gives_each_power_its_own_colour() -> None:
-    for name in ("standard", "classical", "ambition"):
+    for name in ("standard", "classical", "ambition", "napoleonic"):
         variant = load_variant(name)
         colours = render.power_colours(variant, "colourblind")
         majors = [colours[p] for p in variant.great_powers]
@@ -146,7 +146,7 @@ def test_the_colour_blind_palette_gives_each_power_its_own_colour() -> None:
         render.power_colours(load_variant("standard"), "sepia")
 
 
-@pytest.mark.parametrize("name", ["standard", "classical", "ambition", "ambition-v6"])
+@pytest.mark.parametrize("name", ["standard", "classical", "ambition", "ambition-v6", "napoleonic"])
 def test_every_variant_draws_its_opening_small_and_the_same_each_time(name: str) -> None:
     variant = load_variant(name)
     scene = render.position_scene(variant, variant.initial_state(), "g1")

@@ -7,7 +7,7 @@ from sqlalchemy import Update, bindparam, insert, tuple_, update
 from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
-from gm.engine.orders import Allocation, Order, Waive
+from gm.engine.orders import SECRET_ORDERS, Order, Waive
 from gm.engine.parse import parse_order
 from gm.games import OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
@@ -85,7 +85,7 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     two per line), and show it on file at once. An order of the signed-on player, or one the GM
     enters for a power (ORDER, DP): then entered_by names the GM, and the player is the power's
     own (None when nobody plays it)."""
-    table = SecretAllocation if type(order) is Allocation else OrderRecord
+    table = SecretAllocation if type(order) in SECRET_ORDERS else OrderRecord
     key = unit_key(order)
     assert ctx.game is not None and (ctx.player is not None or ctx.master is not None)
     phase = ctx.phase()

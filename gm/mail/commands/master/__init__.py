@@ -35,6 +35,8 @@ def modules() -> list[ModuleType]:
         resume,
         rollback,
         set_deadline,
+        set_centre,
+        set_control,
         set_dkim,
         set_grace,
         set_home,
@@ -53,7 +55,8 @@ def modules() -> list[ModuleType]:
         set_deadline, extend, set_grace, set_nmr, pause, resume,  # the clock
         process, preview, rollback,  # adjudication
         order, dp,  # orders on a power's behalf
-        set_unit, remove_unit, set_owner, set_home, set_phase, reissue,  # the position, corrected
+        set_unit, remove_unit, set_owner, set_home, set_phase, set_centre, set_control,  # the position, corrected
+        reissue,
         replace, eject, civil_disorder, uncd,  # players
         start, terminate, draw, set_press, set_option, set_dkim,  # the game
     ]

@@ -34,7 +34,7 @@ def enter(ctx: Context, args: list[str], line: str, name: str) -> None:
     except GameError as e:
         ctx.reject(line, str(e))
         return
-    if variant.rules.is_minor(variant, current.state, power):
+    if variant.rules.is_minor(variant, current.state, power) and variant.rules.minors_ordered_by_points:
         ctx.reject(line, f"{power} is a minor power: its units are ordered through the great powers' allocations "
                          "(DP <power> <n> <order>)")
         return

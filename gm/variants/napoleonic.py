@@ -1,0 +1,460 @@
+"""Napoleonic Wars (James Nelson; Variants & Uncles 28, 1991, revised 1993): what differs from
+standard Diplomacy.
+
+The map, the five major powers, the nine minor powers and the special build centres are data
+(maps/napoleonic/). This module holds the rules that need code:
+
+* Influence Points (rule 4): each winter, after the adjustments, a bidding phase. A major power
+  has 3 IPs per centre it holds and 2 for each minor power it controls. `IP <n> <minor>` bids for
+  control, `IP <n> <minor> FOR <power>` backs another power's bid. The highest total controls the
+  minor power for the coming year; a tie, or no bid, leaves control where it was. The controller
+  of the year before gets +1 IP per consecutive year of control and +2 per centre the minor power
+  holds beyond its own. A power that bids more IPs than it has loses all its bids that winter.
+* A major power orders the units of the minor powers it controls, in every phase; nobody orders
+  an uncontrolled minor power's units, which hold (rule 4: the GM may enter their retreats and
+  builds with ORDER).
+* Builds (rules 9 and 11): fleets only in home centres, armies in any centre the power holds;
+  Arkangel is a build site for Russian fleets and Sardinia for English units, though neither is
+  a centre; England keeps one unit more than it has centres while it has any.
+* Victory (rule 14): 20 centres (England 19), counting the centres of the minor powers the power
+  controls, and more than any other power.
+
+Variant-specific facts kept in GameState.extra (keys below) travel with the position.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from gm.engine.graph import Terrain
+from gm.engine.model import GameState, PhaseKind, Season, UnitType
+from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order
+from gm.engine.results import OrderResult, Result
+from gm.engine.rules import SIDE_ORDERS, Rules
+
+if TYPE_CHECKING:
+    from gm.engine.variant import Variant
+
+# GameState.extra keys
+CONTROL = "control"  # minor power -> the major power controlling it (absent: nobody)
+CONTROL_YEARS = "control_years"  # minor power -> consecutive years under its controller
+ALIENATED = "alienated"  # minor power -> major powers that lost its control for good (sorted list)
+SP_BANK = "sp_bank"  # major power -> Supply Points banked (negative: in debt)
+SP_LOANS = "sp_loans"  # [lender, borrower, SPs] lent last winter, repaid this winter
+BLOCKADED = "blockaded"  # coastal home centres blockaded in the Autumn: no fleet is built there this winter
+
+IP_PER_CENTRE = 3
+IP_PER_MINOR = 2
+BONUS_PER_YEAR = 1
+BONUS_PER_EXTRA_CENTRE = 2
+SP_PER_CENTRE = SP_PER_UNIT = 3
+IP_PER_SP = 2
+ENGLAND = "England"
+
+
+class VariantRules(Rules):
+    minors_ordered_by_points = False  # their controller orders them; the GM may too (ORDER)
+
+    # --- powers and control ---------------------------------------------------------------------
+    def control(self, state: GameState) -> dict[str, str]:
+        return state.extra.get(CONTROL, {})  # type: ignore[return-value]
+
+    def controllers(self, variant: Variant, state: GameState) -> dict[str, str | None]:
+        control = self.control(state)
+        return {p.name: control.get(p.name) for p in variant.powers.values() if p.minor}
+
+    def with_control(self, variant: Variant, state: GameState,
+                     control: Mapping[str, tuple[str | None, int]]) -> GameState:
+        extra = dict(state.extra)
+        now = dict(self.control(state))
+        years = dict(state.extra.get(CONTROL_YEARS, {}))  # type: ignore[call-overload]
+        for minor, (controller, held) in control.items():
+            if controller is None:
+                now.pop(minor, None)
+                years.pop(minor, None)
+            else:
+                now[minor], years[minor] = controller, held
+        extra[CONTROL], extra[CONTROL_YEARS] = now, years
+        return state.with_(extra=extra)
+
+    def alienated(self, state: GameState, minor: str) -> list[str]:
+        return state.extra.get(ALIENATED, {}).get(minor, [])  # type: ignore[union-attr, no-any-return]
+
+    # --- losing control (rule 4) ----------------------------------------------------------------
+    def after_spring(self, variant: Variant, before: GameState, after: GameState) -> GameState:
+        return self._lose_control(variant, before, after, autumn=False)
+
+    def after_fall(self, variant: Variant, before: GameState, after: GameState) -> GameState:
+        return self._lose_control(variant, before, after, autumn=True)
+
+    def _lose_control(self, variant: Variant, before: GameState, after: GameState, autumn: bool) -> GameState:
+        """A major power loses control of a minor power for good when two of its units stand in
+        the minor power's home centres, or (in an Autumn turn) one of them occupies a centre the
+        minor power held. Nobody controls it then until the GM gives it to a power (SET CONTROL)."""
+        control = self.control(after)
+        lost: dict[str, str] = {}
+        for minor, major in control.items():
+            homes = variant.powers[minor].home_centres
+            inside = [p for p in sorted(homes) if (u := after.units.get(p)) is not None and u.power == major]
+            taken = [p for p, u in sorted(after.units.items())
+                     if autumn and u.power == major and before.supply_centres.get(p) == minor]
+            if len(inside) > 1:
+                lost[minor] = major
+            elif taken:
+                lost[minor] = major
+        if not lost:
+            return after
+        extra = dict(after.extra)
+        extra[CONTROL] = {m: p for m, p in control.items() if m not in lost}
+        extra[CONTROL_YEARS] = {m: n for m, n in extra.get(CONTROL_YEARS, {}).items() if m not in lost}  # type: ignore[attr-defined]
+        alienated = {m: list(ps) for m, ps in extra.get(ALIENATED, {}).items()}  # type: ignore[attr-defined]
+        for minor, major in lost.items():
+            alienated[minor] = sorted({*alienated.get(minor, []), major})
+        extra[ALIENATED] = alienated
+        return after.with_(extra=extra)
+
+    def public_notes(self, variant: Variant, before: GameState, after: GameState) -> list[str]:
+        notes = []
+        for minor, lost in sorted(after.extra.get(ALIENATED, {}).items()):  # type: ignore[union-attr]
+            for major in sorted(set(lost) - set(self.alienated(before, minor))):
+                notes.append(f"{major} has lost control of {minor} for good (rule 4: its units entered {minor}'s "
+                             f"centres); the GM gives {minor} to the power it judges most concerned to protect it")
+        return notes
+
+    def commander(self, variant: Variant, state: GameState, power: str) -> str | None:
+        if self.is_minor(variant, state, power):
+            return self.control(state).get(power)
+        return power
+
+    def adjusts(self, variant: Variant, state: GameState, power: str) -> bool:
+        return True  # minor powers build and remove too: their controller orders it, or the GM
+
+    def controlled_by(self, state: GameState, power: str) -> list[str]:
+        return sorted(m for m, p in self.control(state).items() if p == power)
+
+    # --- Influence Points -----------------------------------------------------------------------
+    def bidding(self, variant: Variant, state: GameState) -> bool:
+        return True  # every winter ends with bids (rule 4, sequence (c)-(e))
+
+    def ip_entitlement(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """IPs each major power has this winter: 3 per centre it holds, 2 per minor it controls."""
+        out = {p: 0 for p in variant.great_powers}
+        for owner in state.supply_centres.values():
+            if owner in out:
+                out[owner] += IP_PER_CENTRE
+        for controller in self.control(state).values():
+            if controller in out:
+                out[controller] += IP_PER_MINOR
+        return out
+
+    def points_available(self, variant: Variant, state: GameState, power: str) -> int | None:
+        if state.phase.kind is not PhaseKind.BIDDING:
+            return None
+        return self.ip_entitlement(variant, state).get(power, 0)
+
+    def continuity_bonus(self, variant: Variant, state: GameState, minor: str) -> int:
+        """The automatic IPs the present controller of `minor` has towards keeping it."""
+        if minor not in self.control(state):
+            return 0
+        years = int(state.extra.get(CONTROL_YEARS, {}).get(minor, 1))  # type: ignore[union-attr]
+        held = sum(1 for owner in state.supply_centres.values() if owner == minor)
+        extra = max(0, held - len(variant.powers[minor].home_centres))
+        return BONUS_PER_YEAR * years + BONUS_PER_EXTRA_CENTRE * extra
+
+    def prepare(
+        self, variant: Variant, state: GameState, orders: Sequence[Order]
+    ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        if state.phase.kind is PhaseKind.BIDDING:
+            return self._bids(variant, state, orders)
+        unit_orders: list[Order] = []
+        side: list[OrderResult] = []
+        for o in orders:
+            if type(o) is Bid:
+                side.append(OrderResult(o, Result.VOID, "IP bids are made in the winter bidding phase"))
+            elif type(o) in SIDE_ORDERS:
+                side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
+            else:
+                unit_orders.append(self._for_minor(variant, state, o))
+        return state, unit_orders, side
+
+    def _for_minor(self, variant: Variant, state: GameState, order: Order) -> Order:
+        """An order a major power gives for a unit (or, in winter, a centre) of a minor power it
+        controls becomes that minor power's order."""
+        kind = state.phase.kind
+        if kind is PhaseKind.MOVEMENT:
+            unit = state.units.get(order.province)
+            owner = unit.power if unit is not None else None
+        elif kind is PhaseKind.RETREAT:
+            d = state.dislodged.get(order.province)
+            owner = d.unit.power if d is not None else None
+        elif type(order) is Build:
+            owner = state.supply_centres.get(order.province)
+        elif type(order) is Disband:
+            unit = state.units.get(order.province)
+            owner = unit.power if unit is not None else None
+        else:
+            owner = None
+        if owner is not None and owner != order.power and self.control(state).get(owner) == order.power:
+            return replace(order, power=owner)  # type: ignore[type-var]
+        return order
+
+    def _bids(
+        self, variant: Variant, state: GameState, orders: Sequence[Order]
+    ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        side: list[OrderResult] = []
+        unit_orders: list[Order] = []
+        latest: dict[tuple[str, str], Bid] = {}  # (bidder, minor) -> its bid: a later one replaces
+        money: dict[tuple[str, str], Order] = {}  # (power, CONVERT or borrower) -> its SP order
+        for o in orders:
+            if type(o) is Loan or type(o) is Convert:
+                earlier_order = money.pop((o.power, o.location), None)
+                if earlier_order is not None:
+                    side.append(OrderResult(earlier_order, Result.VOID, "replaced by a later order of the same kind"))
+                money[(o.power, o.location)] = o
+                continue
+            if type(o) is not Bid:
+                if type(o) in SIDE_ORDERS:
+                    side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
+                else:
+                    unit_orders.append(o)
+                continue
+            why = self._bid_refusal(variant, state, o)
+            if why:
+                side.append(OrderResult(o, Result.VOID, why))
+                continue
+            earlier = latest.pop((o.power, o.minor), None)
+            if earlier is not None:
+                side.append(OrderResult(earlier, Result.VOID, "replaced by a later bid for the same minor power"))
+            latest[(o.power, o.minor)] = o
+        bank, loans, converted = self._supply_points(variant, state, list(money.values()), side)
+        entitled = self.ip_entitlement(variant, state)
+        for power, n in converted.items():
+            entitled[power] += IP_PER_SP * n
+        spent: dict[str, int] = {}
+        for b in latest.values():
+            spent[b.power] = spent.get(b.power, 0) + b.points
+        tally: dict[str, dict[str, int]] = {}
+        counted: list[Bid] = []
+        for b in latest.values():
+            if spent[b.power] > entitled.get(b.power, 0):
+                reason = (f"all of {b.power}'s bids are lost this winter: it bid {spent[b.power]} IPs "
+                          f"and has {entitled.get(b.power, 0)}")
+                side.append(OrderResult(b, Result.FAILS, reason))
+                continue
+            tally.setdefault(b.minor, {})
+            tally[b.minor][b.bidder_for] = tally[b.minor].get(b.bidder_for, 0) + b.points
+            counted.append(b)
+        control = dict(self.control(state))
+        years = dict(state.extra.get(CONTROL_YEARS, {}))  # type: ignore[call-overload]
+        for minor in sorted(p.name for p in variant.powers.values() if p.minor):
+            previous = control.get(minor)
+            totals = dict(tally.get(minor, {}))
+            if previous is not None:
+                totals[previous] = totals.get(previous, 0) + self.continuity_bonus(variant, state, minor)
+            best = max(totals.values(), default=0)
+            leaders = [p for p, n in totals.items() if n == best]
+            winner = leaders[0] if best > 0 and len(leaders) == 1 else previous
+            if winner is None:
+                continue
+            years[minor] = years.get(minor, 1) + 1 if winner == previous else 1
+            control[minor] = winner
+        for b in counted:
+            holder = control.get(b.minor)
+            if holder == b.bidder_for:
+                side.append(OrderResult(b, Result.SUCCEEDS))
+            elif holder is None:
+                side.append(OrderResult(b, Result.FAILS, f"no power won {b.minor}: it stays uncontrolled"))
+            else:
+                side.append(OrderResult(b, Result.FAILS, f"{holder} controls {b.minor}"))
+        extra = dict(state.extra)
+        extra[CONTROL] = control
+        extra[CONTROL_YEARS] = {m: n for m, n in years.items() if m in control}
+        extra[SP_BANK], extra[SP_LOANS] = bank, loans
+        extra.pop(BLOCKADED, None)  # the winter is over
+        return state.with_(extra=extra), unit_orders, side
+
+    # --- Supply Points (rule 5) -----------------------------------------------------------------
+    def unit_base(self, state: GameState, power: str) -> int:
+        """The units `power`'s centres keep: one a centre, and England one more while it has any."""
+        centres = sum(1 for owner in state.supply_centres.values() if owner == power)
+        return centres + 1 if power == ENGLAND and centres > 0 else centres
+
+    def bank(self, state: GameState) -> dict[str, int]:
+        return state.extra.get(SP_BANK, {})  # type: ignore[return-value]
+
+    def accounts(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """Each major power's bank once this winter's income and upkeep are counted and last
+        winter's loans repaid: what it may convert or lend in the bidding phase of `state`."""
+        units: dict[str, int] = {}
+        for unit in state.units.values():
+            units[unit.power] = units.get(unit.power, 0) + 1
+        bank = dict(self.bank(state))
+        for power in variant.great_powers:
+            bank[power] = bank.get(power, 0) + SP_PER_CENTRE * self.unit_base(state, power) - SP_PER_UNIT * units.get(power, 0)
+        for lender, borrower, n in state.extra.get(SP_LOANS, []):  # type: ignore[attr-defined]
+            bank[borrower] -= n
+            bank[lender] += n
+        return bank
+
+    def _supply_points(
+        self, variant: Variant, state: GameState, orders: list[Order], side: list[OrderResult]
+    ) -> tuple[dict[str, int], list[list[object]], dict[str, int]]:
+        """The year's accounts, once the winter's adjustments are made: each major power banks 3
+        SPs per centre (England's extra unit is free) less 3 per unit it keeps; last winter's
+        loans are repaid; then this winter's conversions to IPs and loans, each from what is in
+        the bank. Returns the banks, the new loans and the SPs each power converted."""
+        bank = self.accounts(variant, state)
+        converted: dict[str, int] = {}
+        loans: list[list[object]] = []
+        for o in sorted(orders, key=lambda o: (type(o) is Loan, o.power, o.location)):  # conversions first
+            n = o.points  # type: ignore[attr-defined]
+            why = ""
+            if o.power not in variant.great_powers:
+                why = f"{o.power} has no Supply Points: only major powers bank them"
+            elif type(o) is Loan and (o.location not in variant.great_powers or o.location == o.power):
+                why = f"SPs are lent to another major power, not to {o.location}"
+            elif n < 1:
+                why = "name at least 1 SP"
+            elif n > bank[o.power]:
+                why = f"{o.power} has {max(bank[o.power], 0)} SPs in the bank"
+            if why:
+                side.append(OrderResult(o, Result.VOID, why))
+                continue
+            bank[o.power] -= n
+            if type(o) is Convert:
+                converted[o.power] = n
+            else:
+                bank[o.location] += n
+                loans.append([o.power, o.location, n])
+            side.append(OrderResult(o, Result.SUCCEEDS))
+        return bank, loans, converted
+
+    def points_balance(self, variant: Variant, state: GameState, power: str,
+                       on_file: Sequence[tuple[str, int]]) -> tuple[int | None, int]:
+        available = self.points_available(variant, state, power)
+        if available is None:
+            return None, 0
+        converted = sum(n for text, n in on_file if text.startswith("CONVERT "))
+        return available + IP_PER_SP * converted, sum(n for text, n in on_file if text.startswith("IP "))
+
+    def private_status(self, variant: Variant, state: GameState, power: str) -> list[str]:
+        if power not in variant.great_powers:
+            return []
+        lines = [f"Supply Points in the bank: {self.bank(state).get(power, 0)}"]
+        for lender, borrower, n in state.extra.get(SP_LOANS, []):  # type: ignore[attr-defined]
+            if borrower == power:
+                lines.append(f"you owe {lender} {n} SPs, repaid from your bank this winter")
+            elif lender == power:
+                lines.append(f"{borrower} owes you {n} SPs, repaid to your bank this winter")
+        return lines
+
+    def private_notes(self, variant: Variant, before: GameState, after: GameState) -> dict[str, list[str]]:
+        if before.phase.kind is not PhaseKind.BIDDING:
+            return {}
+        return {p: [f"Supply Points in the bank after the winter: {self.bank(after).get(p, 0)}"]
+                + [f"{b} owes you {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if lender == p]  # type: ignore[attr-defined]
+                + [f"you owe {lender} {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if b == p]  # type: ignore[attr-defined]
+                for p in variant.great_powers}
+
+    def _bid_refusal(self, variant: Variant, state: GameState, bid: Bid) -> str:
+        power = variant.powers.get(bid.power)
+        if power is None or power.minor:
+            return f"{bid.power} is not a major power and has no IPs"
+        minor = variant.powers.get(bid.minor)
+        if minor is None or not minor.minor:
+            return f"{bid.minor} is not a minor power"
+        backed = variant.powers.get(bid.bidder_for)
+        if backed is None or backed.minor:
+            return f"{bid.bidder_for} is not a major power: only a major power's bid can be backed"
+        if bid.points < 0:
+            return "a bid cannot be negative"
+        if bid.bidder_for in self.alienated(state, bid.minor):
+            return f"{bid.bidder_for} has lost control of {bid.minor} for good and cannot win it back"
+        return ""
+
+    # --- direct passages (rule 10) -------------------------------------------------------------
+    def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
+        found = variant.facts.get("direct_passages", ())
+        return {frozenset((a, b)): sea for a, b, sea in found}  # type: ignore[union-attr, misc]
+
+    # --- blockades (rule 8) ----------------------------------------------------------------------
+    def blockade_refusal(self, variant: Variant, state: GameState, order: Blockade) -> str:
+        name = variant.map.name
+        fleet_at = state.units[order.province].location
+        target = order.target
+        if state.phase.season is not Season.FALL:
+            return "a blockade is ordered in an Autumn (Fall) turn"
+        if variant.map.provinces[order.province].terrain is not Terrain.SEA:
+            return f"only a fleet at sea blockades, not one in {name(fleet_at)}"
+        if target not in variant.map.fleet_provinces.get(fleet_at, ()):
+            return f"{name(target)} is not next to {name(fleet_at)}"
+        owners = [p for p, homes in state.home_centres.items() if target in homes and p != order.power]
+        if not owners or not state.is_centre(variant.map.provinces, target):
+            return f"{name(target)} is no coastal home centre of another power"
+        return ""
+
+    def after_movement(self, variant: Variant, state: GameState, results: Sequence[OrderResult]) -> GameState:
+        """The Autumn's blockades that held: no fleet is built in those centres this winter."""
+        if state.phase.season is not Season.FALL:
+            return state
+        held = sorted({r.order.target for r in results  # type: ignore[attr-defined]
+                       if type(r.order) is Blockade and r.result is Result.SUCCEEDS})
+        if not held and BLOCKADED not in state.extra:
+            return state
+        return state.with_(extra={**state.extra, BLOCKADED: held})
+
+    # --- builds ---------------------------------------------------------------------------------
+    def special_build_centres(self, variant: Variant) -> dict[str, dict[str, object]]:
+        return variant.facts.get("build_centres", {})  # type: ignore[return-value]
+
+    def build_sites(self, variant: Variant, state: GameState, power: str, built: Sequence[str] = ()) -> set[str]:
+        """Home centres and (armies only) every other centre the power holds; Arkangel and
+        Sardinia for the power they serve."""
+        sites = {p for p, owner in state.supply_centres.items() if owner == power}
+        sites |= {p for p, c in self.special_build_centres(variant).items() if c.get("power") == power}
+        return sites
+
+    def build_refusal(self, variant: Variant, state: GameState, order: Build) -> str:
+        name = variant.map.name(order.province)
+        special = self.special_build_centres(variant).get(order.province)
+        if special is not None:
+            kinds = special.get("units", ["A", "F"])
+            if order.unit_type is not None and order.unit_type.value not in kinds:  # type: ignore[operator]
+                only = "fleets" if kinds == ["F"] else "armies"
+                return f"only {only} are built in {name}"
+            return ""
+        homes = variant.powers[order.power].home_centres if order.power in variant.powers else frozenset()
+        if order.unit_type is UnitType.FLEET and order.province in state.extra.get(BLOCKADED, ()):  # type: ignore[operator]
+            return f"{name} is blockaded: no fleet is built there this winter (rule 8)"
+        if order.unit_type is UnitType.FLEET and order.province not in homes:
+            return f"a fleet is built only in a home centre, and {name} is none of {order.power}'s (rule 9)"
+        return ""
+
+    def unit_allowance(self, variant: Variant, state: GameState, power: str, centres: int) -> int:
+        """Rule 11: England keeps one unit more than its centres while it has any. Rule 5: a
+        major power keeps one unit more for every 3 SPs in its bank (a debt costs units)."""
+        base = centres + 1 if power == ENGLAND and centres > 0 else centres
+        if power not in variant.great_powers or centres == 0:
+            return base  # a power with no centre keeps no unit, whatever its bank
+        return max(0, base + self.bank(state).get(power, 0) // SP_PER_UNIT)
+
+    # --- victory --------------------------------------------------------------------------------
+    def strength(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """Centres each major power counts for victory: its own and its minor powers'."""
+        control = self.control(state)
+        counts = {p: 0 for p in variant.great_powers}
+        for owner in state.supply_centres.values():
+            counts_for = control.get(owner, owner)
+            if counts_for in counts:
+                counts[counts_for] += 1
+        return counts
+
+    def winner(self, variant: Variant, state: GameState) -> str | None:
+        counts = self.strength(variant, state)
+        exceptions: dict[str, int] = variant.facts.get("victory_exceptions", {})  # type: ignore[assignment]
+        best = max(counts.values())
+        leaders = [p for p, n in counts.items() if n == best]
+        if len(leaders) != 1:
+            return None
+        leader = leaders[0]
+        return leader if best >= exceptions.get(leader, variant.victory_centres) else None
