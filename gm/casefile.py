@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Iterable
 
 from gm.engine.adjudicator import Adjudication, adjudicate
-from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
-from gm.engine.orders import Convoy, Move, Order
+from gm.engine.model import RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.orders import Convoy, Move, Order, TwoPhase
 from gm.engine.parse import parse_order, resolve_location, resolve_power
 from gm.engine.retreat import retreat_options
 from gm.engine.variant import Variant
@@ -428,7 +428,7 @@ def build_state(case: Case) -> GameState:
         state = v.rules.declare_civil_disorder(v, state, power)
     if case.control:
         state = v.rules.with_control(v, state, case.control)
-    if case.phase.kind is not PhaseKind.RETREAT:
+    if case.phase.kind not in RETREATS:
         if case.prestate_dislodged:
             raise CaseFileError(f"{case.source}: case {case.id}: PRESTATE_DISLODGED outside a retreat phase")
         return state
@@ -487,7 +487,7 @@ def _shown(run: CaseRun, order: Order) -> str:
     if order.unit_type is None and order.location:
         unit = run.state.units.get(order.province)
         d = run.state.dislodged.get(order.province)
-        if run.state.phase.kind is PhaseKind.RETREAT and d is not None:
+        if run.state.phase.kind in RETREATS and d is not None:
             unit = d.unit
         if unit is not None and unit.power == order.power:
             order = replace(order, unit_type=unit.type)
@@ -505,6 +505,8 @@ def order_results(run: CaseRun) -> list[dict[str, str]]:
             out.append({"power": e.power, "order": e.text, "result": "void", "reason": e.error or ""})
             continue
         r = by_order.pop(id(e.order), None)
+        if r is None and type(e.order) is TwoPhase:  # a fleet's two moves: the first's result here
+            r = by_order.pop(id(e.order.first), None)
         if r is None:  # an order for a minor power's unit, carried out under the minor power's name
             key = (type(e.order), e.order.location, str(e.order))
             found = next((k for k, x in by_order.items()

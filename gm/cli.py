@@ -138,7 +138,7 @@ def _game_new(args: argparse.Namespace) -> int:
     from gm.store.passwords import hash_password
     from gm.lifecycle.house_rules import OPTION_KEY, HouseRuleError, rules_of, with_changes
     from gm.store.db import make_engine, make_session_factory, transaction, upgrade
-    from gm.variants import VariantError
+    from gm.variants import VariantError, load_variant
 
     settings = _load_settings(args)
     changes = {name: getattr(args, name) for name in HOUSE_RULE_FLAGS if getattr(args, name) is not None}
@@ -168,7 +168,7 @@ def _game_new(args: argparse.Namespace) -> int:
         how = (f"sign on by mail with 'SIGNON MASTER {name} <password>'" if password_hash else
                "no GM password was given: they get the copies, and cannot run the game by mail")
         print(f"  GM{'s' if len(args.master) > 1 else ''}: {', '.join(m.strip().lower() for m in args.master)}; {how}")
-    for line in rules.describe():
+    for line in rules.describe(bidding=load_variant(variant).has_bidding):
         print(f"  {line}")
     return 0
 
@@ -253,7 +253,7 @@ def _game_show(args: argparse.Namespace) -> int:
         for line in columns(lines):
             print(line)
         print("house rules:")
-        for line in rules_of(game.options).describe():
+        for line in rules_of(game.options).describe(bidding=variant_of(game).has_bidding):
             print(f"  {line}")
         print("powers:")
         powers = [["", *row] for row in powers_at_a_glance(session, game)]

@@ -11,7 +11,7 @@ from sqlalchemy import Select, bindparam, literal, select
 from sqlalchemy.orm import Session
 
 from gm.engine.adjust import adjustment_counts
-from gm.engine.model import GameState, PhaseKind
+from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, Master, OrderRecord, Player, SecretAllocation
@@ -173,7 +173,7 @@ def units_without_orders(variant: Variant, state: GameState, power: str, on_file
     """Units `power` commands (its own; in Napoleonic Wars, also its minor powers') that still
     have no order (movement and retreat phases)."""
     ordered = {r.unit for r in on_file}
-    if state.phase.kind is PhaseKind.RETREAT:
+    if state.phase.kind in RETREATS:
         units = [d.unit for d in state.dislodged.values()]
     elif state.phase.kind is PhaseKind.MOVEMENT:
         units = list(state.units.values())
@@ -193,7 +193,7 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
         due = abs(adjustment_counts(variant, state).get(power, 0))
         return min(len(given), due), due
     commander = variant.rules.commander
-    if state.phase.kind is PhaseKind.RETREAT:
+    if state.phase.kind in RETREATS:
         units = [d.unit for d in state.dislodged.values()]
     else:
         units = list(state.units.values())

@@ -21,7 +21,8 @@ cut supports, dislodgements and retreats:
   another power's bid, and now and then bids one IP more than it has (it loses them all); one
   with Supply Points banked now and then converts some to IPs or lends some;
 * fleets in a sea that a direct passage crosses deny it (X) now and then, and fleets at sea
-  blockade a coastal home centre next to them where the rules allow (B).
+  blockade a coastal home centre next to them where the rules allow (B); where fleets move
+  twice, a fleet now and then has a second move or supports another fleet's.
 
 Pure apart from the random.Random(seed): the same variant, seed and years give the same game.
 The game stops after `years` game years or (unless told to play on) when the adjudication names a
@@ -36,10 +37,10 @@ from typing import Iterator, Mapping
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
-from gm.engine.model import GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import (
     Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Retreat, SupportHold,
-    SupportMove, convert, waive,
+    SupportMove, TwoPhase, convert, waive,
 )
 from gm.engine.rules import Rules
 from gm.engine.variant import Variant
@@ -55,6 +56,7 @@ P_WAIVE, P_DECLARE = 0.08, 0.5
 P_BACK, P_DENY = 0.2, 0.5  # a bid backs another power's; a fleet in a passage's sea denies it
 P_SUPPLY = 0.3  # a power with Supply Points banked converts some, or lends some
 P_BLOCKADE = 0.3  # a fleet at sea next to another power's coastal home centre blockades it
+P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or supports one)
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -104,7 +106,7 @@ class RandomPlayers:
         kind = state.phase.kind
         if kind is PhaseKind.MOVEMENT:
             return self.movement(state)
-        if kind is PhaseKind.RETREAT:
+        if kind in RETREATS:
             return self.retreats(state)
         if kind is PhaseKind.BIDDING:
             return self.bids(state)
@@ -163,6 +165,8 @@ class RandomPlayers:
                            if not self.rules.blockade_refusal(self.v, state, Blockade(u.power, u.type, u.location, t))]
                 if targets:
                     out[prov] = Blockade(u.power, u.type, u.location, rng.choice(targets))
+        if self.rules.fleets_move_twice:
+            self._second_moves(state, out)
         orders = [self._as_commander(state, out[p]) for p in sorted(out)]
         return orders + self._allocations(state, out) if self.allocate else orders
 
@@ -221,6 +225,31 @@ class RandomPlayers:
             chain.append(s)
             s = parent[s]
         return chain, dest
+
+    def _second_moves(self, state: GameState, out: dict[str, Order]) -> None:
+        """Now and then a fleet's second move (into a sea next to where its first order leaves
+        it), or its support of another fleet's second move."""
+        rng, gmap = self.rng, self.map
+        planned: dict[str, Move] = {}  # province of the second move's fleet -> the move
+        for prov in sorted(out):
+            first = out[prov]
+            if state.units[prov].type is not UnitType.FLEET or type(first) is Blockade or rng.random() >= P_SECOND:
+                continue
+            where = first.dest if type(first) is Move else state.units[prov].location  # type: ignore[attr-defined]
+            seas = sorted(p for p in gmap.fleet_provinces.get(where, ()) if gmap.is_sea(p))
+            helped = [m for m in planned.values() if province_of(m.dest) in gmap.fleet_provinces.get(where, ())
+                      and m.location != where]
+            if helped and rng.random() < 0.5:
+                m = rng.choice(helped)
+                second: Order = SupportMove(first.power, UnitType.FLEET, where, m.province, m.dest, UnitType.FLEET)
+            elif seas:
+                # mostly at another power's unit: second moves that dislodge are the ones to test
+                weights = [4.0 if p in state.units and state.units[p].power != first.power else 1.0 for p in seas]
+                second = planned[province_of(where)] = Move(first.power, UnitType.FLEET, where,
+                                                            rng.choices(seas, weights)[0])
+            else:
+                continue
+            out[prov] = TwoPhase(first.power, UnitType.FLEET, first.location, first, second)
 
     def _passages(self) -> list[tuple[tuple[str, str], str]]:
         return [(tuple(sorted(ends)), sea) for ends, sea in self.rules.passages(self.v).items()]  # type: ignore[misc]

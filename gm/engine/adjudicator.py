@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
-from gm.engine.model import ADDED_CENTRES, Dislodged, GameState, Phase, PhaseKind, Season, Unit
+from gm.engine import second
+from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Order
 from gm.engine.resolve import resolve_movement
 from gm.engine.results import OrderResult, Result
@@ -34,8 +35,13 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     state, unit_orders, side_results = variant.rules.prepare(variant, state, orders)
     kind = state.phase.kind
     if kind is PhaseKind.MOVEMENT:
+        unit_orders, pairs = second.split(unit_orders)
         results, units, dislodged, contested = resolve_movement(variant, state, unit_orders)
         state = variant.rules.after_movement(variant, state, results)
+        pending: list[Order] = []
+        if pairs:
+            pending, refused = second.eligible(variant, state, pairs, results, units, dislodged)
+            results += refused
         results += side_results
         if dislodged:
             after = _next(state, state.phase, units)
@@ -45,12 +51,20 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
             }
         if any(d.retreats for d in dislodged.values()):
             phase = Phase(state.phase.year, state.phase.season, PhaseKind.RETREAT)
-            nxt = _next(state, phase, units, dislodged=dislodged, contested=contested)
+            waiting = state.with_(extra={**state.extra, second.PENDING: second.to_json(pending)}) if pending else state
+            nxt = _next(waiting, phase, units, dislodged=dislodged, contested=contested)
             return Adjudication(state.phase, results, units, dislodged, nxt)
         disbanded = [d.unit for _, d in sorted(dislodged.items())]
+        if pending:
+            return _second_moves(variant, state, results, units, dislodged, disbanded, pending, PhaseKind.RETREAT)
         return _after_turn(variant, state, results, units, dislodged, disbanded)
-    if kind is PhaseKind.RETREAT:
+    if kind in RETREATS:
         results, units, disbanded = resolve_retreats(variant, state, unit_orders)
+        pending = second.from_json(state.extra.get(second.PENDING))
+        if pending:
+            state = state.with_(extra={k: v for k, v in state.extra.items() if k != second.PENDING})
+            return _second_moves(variant, state, results + side_results, units, {}, disbanded, pending,
+                                 PhaseKind.SECOND_RETREAT)
         return _after_turn(variant, state, results + side_results, units, {}, disbanded)
     spring = Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
     if kind is PhaseKind.BIDDING:
@@ -64,6 +78,36 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     nxt = _next(state, bidding if variant.rules.bidding(variant, state) else spring, units)
     nxt = variant.rules.after_winter(variant, nxt, results)
     return Adjudication(state.phase, results, nxt.units, {}, nxt, disbanded=disbanded)
+
+
+def _second_moves(
+    variant: Variant,
+    state: GameState,
+    results: list[OrderResult],
+    units: dict[str, Unit],
+    dislodged: dict[str, Dislodged],
+    disbanded: list[Unit],
+    pending: list[Order],
+    retreat_kind: PhaseKind,
+) -> Adjudication:
+    """The fleets' second moves, once the first moves and their retreats are over; a retreat phase
+    of `retreat_kind` follows for the units they dislodge."""
+    after = _next(state, state.phase, units)
+    second_results, units, second_dislodged, contested = second.resolve(variant, after, pending)
+    results = results + second_results
+    if second_dislodged:
+        moved = _next(state, state.phase, units)
+        second_dislodged = {
+            p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, moved, units, contested, d))
+            for p, d in second_dislodged.items()
+        }
+    everything = {**dislodged, **second_dislodged}
+    if any(d.retreats for d in second_dislodged.values()):
+        phase = Phase(state.phase.year, state.phase.season, retreat_kind)
+        nxt = _next(state, phase, units, dislodged=second_dislodged, contested=contested)
+        return Adjudication(state.phase, results, units, everything, nxt, disbanded=disbanded)
+    disbanded = disbanded + [d.unit for _, d in sorted(second_dislodged.items())]
+    return _after_turn(variant, state, results, units, everything, disbanded)
 
 
 def _next(

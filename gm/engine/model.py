@@ -21,6 +21,11 @@ class PhaseKind(str, Enum):
     RETREAT = "Retreat"
     ADJUSTMENT = "Adjustment"
     BIDDING = "Bidding"  # a winter of secret bids for minor powers (Napoleonic Wars), after adjustments
+    # Retreats from the fleets' second moves, where a retreat phase came before them (Napoleonic Wars).
+    SECOND_RETREAT = "Second retreat"
+
+
+RETREATS = frozenset({PhaseKind.RETREAT, PhaseKind.SECOND_RETREAT})
 
 
 # GameState.extra key: provinces a GM made supply centres in a running game (SET CENTRE), for a

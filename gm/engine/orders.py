@@ -195,6 +195,31 @@ def convert(power: str, points: int) -> Convert:
     return Convert(power, None, "CONVERT", points)
 
 
+@dataclass(frozen=True, slots=True)
+class TwoPhase(Order):
+    """A fleet's orders for both of its moves in a turn (Napoleonic Wars): `first` with every
+    unit's orders, `second` after all first moves and their retreats, written for the fleet
+    where the first leaves it ('F NTH - ENG - MAO'; 'F IRI H THEN F IRI S F ENG - MAO')."""
+
+    first: Order
+    second: Order
+
+    def __str__(self) -> str:
+        if type(self.first) is Move and type(self.second) is Move:
+            return f"{self.first} - {self.second.dest}"  # type: ignore[attr-defined]
+        return f"{self.first} THEN {self.second}"
+
+
+@dataclass(frozen=True, slots=True)
+class SecondPhase(Order):
+    """The second move (or support of one) of a fleet, as its result is reported."""
+
+    order: Order
+
+    def __str__(self) -> str:
+        return f"{self.order} (second move)"
+
+
 # Orders only their power and the GM ever see.
 SECRET_ORDERS = frozenset({Allocation, Bid, Loan, Convert})
 

@@ -13,15 +13,16 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TypeVar
 
 from gm.engine.adjudicator import check_order
-from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.graph import Terrain
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
-from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, convert
+from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, TwoPhase, convert
 from gm.engine.variant import Variant
 
 
@@ -66,6 +67,7 @@ WHEN = {"hold": "a movement phase", "support": "a movement phase", "convoy": "a 
         "build": "an adjustment phase", "waive": "an adjustment phase"}
 ACCEPTS = {PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
            PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
+           PhaseKind.SECOND_RETREAT: {"move", "retreat", "disband", "remove"},
            PhaseKind.ADJUSTMENT: {"build", "waive", "disband", "remove"},
            PhaseKind.BIDDING: set()}
 
@@ -244,6 +246,7 @@ class _Raw:
     target: str = ""
     dest: str = ""
     via_convoy: bool = False
+    route: tuple[str, ...] = ()  # 'A Lon - Nth - Bel': the places between the unit and its destination
 
 
 class _Parser:
@@ -501,6 +504,7 @@ class _Parser:
             raw.dest = self.location("destination")
             while self.peek() in MOVE:  # 'A Lon - Nth - Bel': the route of a convoy
                 self.pos += 1
+                raw.route += (raw.dest,)
                 raw.dest, raw.via_convoy = self.location("destination"), True
             raw.via_convoy = self.via() or raw.via_convoy
             return raw
@@ -591,7 +595,7 @@ def _unit_location(state: GameState | None, phase_kind: PhaseKind, raw: _Raw) ->
     if state is None or "/" in raw.location or raw.unit_type is UnitType.ARMY:
         return raw.location
     unit = state.units.get(raw.location)
-    if phase_kind is PhaseKind.RETREAT and raw.location in state.dislodged:
+    if phase_kind in RETREATS and raw.location in state.dislodged:
         unit = state.dislodged[raw.location].unit
     if unit is not None and unit.type is UnitType.FLEET and unit.province == raw.location:
         return unit.location
@@ -618,7 +622,7 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
         return SupportHold(*head, raw.target, raw.target_type)
     if raw.kind == "convoy":
         return Convoy(*head, raw.target, raw.dest)
-    if phase_kind is PhaseKind.RETREAT:
+    if phase_kind in RETREATS:
         if raw.via_convoy:
             raise _Fail("a retreat cannot go by convoy")
         return Retreat(*head, raw.dest)
@@ -784,6 +788,50 @@ def _deny_match(variant: Variant, words: str) -> re.Match[str] | None:
     return _DENY.match(words)
 
 
+_THEN = re.compile(r"\s+THEN\s+", re.IGNORECASE)
+
+
+def _is_fleet(variant: Variant, state: GameState | None, raw: _Raw) -> bool:
+    if raw.unit_type is not None:
+        return raw.unit_type is UnitType.FLEET
+    unit = state.units.get(province_of(raw.location)) if state is not None else None
+    if unit is not None:
+        return unit.type is UnitType.FLEET
+    return variant.map.provinces[province_of(raw.location)].terrain is Terrain.SEA
+
+
+def _parse_then(variant: Variant, text: str, words: str, power: str, state: GameState | None) -> ParsedOrder:
+    """'<first order> THEN <second order>': a fleet's orders for both of its moves. The second
+    is for the fleet where the first leaves it, and may leave the fleet out: 'F IRI H THEN S F
+    ENG - MAO', 'F NTH - ENG THEN - MAO', 'F NTH - ENG THEN F ENG - MAO'."""
+    first_text, second_text = _THEN.split(words, maxsplit=1)
+    first = parse_order(variant, first_text, power, PhaseKind.MOVEMENT, state)
+    if first.order is None:
+        return ParsedOrder(text, None, f"the first move: {first.error}")
+    if type(first.order) is TwoPhase:
+        return ParsedOrder(text, None, "a fleet moves twice a turn, not three times")
+    if first.order.unit_type is UnitType.ARMY:
+        return ParsedOrder(text, None, "only a fleet moves a second time")
+    where = province_of(first.order.dest) if type(first.order) is Move else first.order.province  # type: ignore[attr-defined]
+    second_text = second_text.strip()
+    if not re.match(r"(?:F|fleet)\b", second_text, re.IGNORECASE):
+        if re.match(r"(?:-|to\b|\u2192|>)", second_text, re.IGNORECASE):
+            second_text = f"F {where} {second_text}"
+        elif re.match(r"(?:S|supports?)\b", second_text, re.IGNORECASE):
+            second_text = f"F {where} {second_text}"
+        else:
+            second_text = f"F {where} - {second_text}"
+    second = parse_order(variant, second_text, power, PhaseKind.MOVEMENT, None)
+    if second.order is None:
+        return ParsedOrder(text, None, f"the second move: {second.error}")
+    if type(second.order) is TwoPhase:
+        return ParsedOrder(text, None, "a fleet moves twice a turn, not three times")
+    fleet = UnitType.FLEET
+    first_order = first.order if first.order.unit_type else replace(first.order, unit_type=fleet)  # type: ignore[type-var]
+    return ParsedOrder(text, TwoPhase(power, fleet, first_order.location, first_order,
+                                      replace(second.order, unit_type=fleet)), None)  # type: ignore[type-var]
+
+
 def parse_order(
     variant: Variant, text: str, power: str, phase_kind: PhaseKind, state: GameState | None = None
 ) -> ParsedOrder:
@@ -798,6 +846,8 @@ def parse_order(
         return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
                                        "text, not an order")
     words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
+    if variant.rules.fleets_move_twice and phase_kind is PhaseKind.MOVEMENT and _THEN.search(words):
+        return _parse_then(variant, text, words, power, state)
     special = (_BID.match(words) or _ALLOCATION.match(words) or _HOME.match(words) or _MONEY.match(words)
                or _deny_match(variant, words) or _blockade_match(words, phase_kind))
     if special:
@@ -810,6 +860,11 @@ def parse_order(
         except _Fail as fail:
             why = why or str(fail)
             continue
+        if len(raw.route) == 1 and type(order) is Move and variant.rules.fleets_move_twice and \
+                _is_fleet(variant, state, raw):
+            # 'F NTH - ENG - MAO': a fleet's first move, then its second (Napoleonic Wars)
+            order = TwoPhase(power, UnitType.FLEET, order.location, Move(power, UnitType.FLEET, order.location, raw.route[0]),
+                             Move(power, UnitType.FLEET, raw.route[0], raw.dest))
         if order not in orders:
             orders.append(order)
     if len(orders) > 1 and state is not None:

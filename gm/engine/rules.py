@@ -120,6 +120,9 @@ class Rules:
         """Crossings (from, to) closed in this position to every power but the one named."""
         return NO_CROSSINGS_CLOSED
 
+    # Fleets may move a second time after all first moves and their retreats (TwoPhase orders).
+    fleets_move_twice = False
+
     def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
         """Direct passages for armies that a fleet in the sea they cross may deny (X orders):
         {the two land spaces: the sea}. None in standard Diplomacy."""

@@ -49,6 +49,11 @@ class Variant:
             home_centres={p.name: p.home_centres for p in self.powers.values()},
         )
 
+    @property
+    def has_bidding(self) -> bool:
+        """Do its winters end with bids for minor powers (a deadline of their own)?"""
+        return self.rules.bidding(self, self.initial_state())
+
     def phase_label(self, phase: Phase) -> str:
         """'Spring 1901, Movement' or, in Classical, 'Spring 273 BC, Movement'."""
         return f"{phase.season.value} {self.rules.year_label(phase.year)}, {phase.kind.value}"

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.graph import Terrain
-from gm.engine.model import ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.parse import lookup_location, parse_order, resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, variant_of
@@ -307,7 +307,7 @@ def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
     label = variant.phase_label(phase)
     if phase == state.phase:
         raise GameError(f"the current phase is {label} already")
-    if phase.kind is PhaseKind.RETREAT and not state.dislodged:
+    if phase.kind in RETREATS and not state.dislodged:
         raise GameError(f"{label}: a retreat phase needs dislodged units, and there are none (SET UNIT cannot "
                         "dislodge one: adjudicate the movement, or ROLLBACK to it)")
     taken = session.scalar(select(GamePhase.id).where(GamePhase.game_id == game.id, GamePhase.label == label,
@@ -316,7 +316,7 @@ def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
         raise GameError(f"{game.name} has had a phase {label} already (ROLLBACK returns to it)")
     after = state.with_(phase=phase)
     change = f"the phase is now {label} (was {current.row.label})"
-    if phase.kind is not PhaseKind.RETREAT and state.dislodged:
+    if phase.kind not in RETREATS and state.dislodged:
         gone = ", ".join(_unit_words(variant, d.unit) for _, d in sorted(state.dislodged.items()))
         after = after.with_(dislodged={}, contested=frozenset())
         change += f"; the dislodged units are disbanded: {gone}"

@@ -40,7 +40,7 @@ class HouseRules:
     absence_days: int = 14  # the longest SET ABSENCE, in days
 
     def duration(self, kind: PhaseKind) -> timedelta:
-        return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,
+        return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
                 PhaseKind.ADJUSTMENT: self.adjustment, PhaseKind.BIDDING: self.bidding}[kind]
 
     @property
@@ -51,9 +51,11 @@ class HouseRules:
         """As stored in games.options[OPTION_KEY]: every rule written out."""
         return {f.name: show(getattr(self, f.name)) if f.name != "days" else show_days(self.days) for f in fields(self)}
 
-    def summary(self) -> str:
-        """The house rules in one line, for the foot of every results mail."""
-        parts = [f"movement {show(self.movement)}, retreats {show(self.retreat)}, adjustments {show(self.adjustment)}"]
+    def summary(self, bidding: bool = False) -> str:
+        """The house rules in one line, for the foot of every results mail (with the bidding
+        phases' deadline where the variant has them)."""
+        parts = [f"movement {show(self.movement)}, retreats {show(self.retreat)}, adjustments {show(self.adjustment)}"
+                 + (f", bids {show(self.bidding)}" if bidding else "")]
         if self.days or self.hour is not None:
             parts.append("deadlines " + " ".join(
                 ([f"on {show_days(self.days)}"] if self.days else []) + ([f"at {self.hour:02d}:00"] if self.hour is not None else [])))
@@ -63,11 +65,12 @@ class HouseRules:
             parts.append(f"civil disorder after {self.late_limit} late in a row")
         return f"{'; '.join(parts)} ({self.timezone})"
 
-    def describe(self) -> list[str]:
-        """The house rules as players read them, a line each."""
+    def describe(self, bidding: bool = False) -> list[str]:
+        """The house rules as players read them, a line each (with the bidding phases' deadline
+        where the variant has them)."""
         lines = [
             f"Deadlines: movement {show(self.movement)}, retreats {show(self.retreat)}, "
-            f"adjustments {show(self.adjustment)} after the phase opens"
+            f"adjustments {show(self.adjustment)}{f', bids {show(self.bidding)}' if bidding else ''} after the phase opens"
         ]
         when = []
         if self.days:

@@ -16,6 +16,7 @@ _SEASONS = {"s": Season.SPRING, "spring": Season.SPRING, "f": Season.FALL, "fall
 _KINDS = {
     **dict.fromkeys(("m", "move", "moves", "movement", "movements"), PhaseKind.MOVEMENT),
     **dict.fromkeys(("r", "retreat", "retreats", "retreating"), PhaseKind.RETREAT),
+    **dict.fromkeys(("second retreat", "second retreats"), PhaseKind.SECOND_RETREAT),
     **dict.fromkeys(("a", "b", "adjust", "adjustment", "adjustments", "build", "builds"), PhaseKind.ADJUSTMENT),
     **dict.fromkeys(("bid", "bids", "bidding"), PhaseKind.BIDDING),
 }
@@ -42,7 +43,10 @@ def read_phase(variant: Variant, text: str) -> Phase | None:
         if season_word not in _SEASONS or len(season_word) == 1 and not rest:
             return None
         season = _SEASONS[season_word]
-        if len(rest) > 1 and rest[-1] in _KINDS:
+        if len(rest) > 2 and f"{rest[-2]} {rest[-1]}" in _KINDS:  # 'Spring 1801 second retreat'
+            kind = _KINDS[f"{rest[-2]} {rest[-1]}"]
+            del rest[-2:]
+        elif len(rest) > 1 and rest[-1] in _KINDS:
             kind = _KINDS[rest.pop()]
         year_text = " ".join(rest)
     year = variant.rules.parse_year(year_text)

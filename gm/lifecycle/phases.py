@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import adjudicate
 from gm.engine.adjust import adjustment_counts
-from gm.engine.model import GameState, PhaseKind
+from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.orders import Order
 from gm.engine.parse import parse_order
 from gm.engine.variant import Variant
@@ -67,7 +67,7 @@ def owed(variant: Variant, state: GameState) -> dict[str, int]:
             by = rules.commander(variant, state, unit.power)
             if by is not None:
                 out[by] = out.get(by, 0) + 1
-    elif kind is PhaseKind.RETREAT:
+    elif kind in RETREATS:
         for d in state.dislodged.values():
             by = rules.commander(variant, state, d.unit.power)
             if d.retreats and by is not None:
@@ -103,7 +103,7 @@ def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[On
             out.append(choice)
         return out
     ordered = {o.unit for o in on_file}
-    if kind is PhaseKind.RETREAT:
+    if kind in RETREATS:
         units = [d.unit for d in state.dislodged.values() if d.retreats]
     else:
         units = list(state.units.values())

@@ -12,7 +12,7 @@ from typing import Any
 from gm.engine.adjudicator import Adjudication
 from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
-from gm.engine.orders import SECRET_ORDERS, Hold, Order
+from gm.engine.orders import SECRET_ORDERS, Hold, Order, SecondPhase
 from gm.engine.results import Result
 from gm.engine.rules import SIDE_ORDERS
 from gm.engine.variant import Variant
@@ -44,7 +44,7 @@ def build_report(
         if is_secret_order(r.order):
             secret.append(entry)
         else:
-            if type(r.order) not in SIDE_ORDERS:
+            if type(r.order) not in SIDE_ORDERS and type(r.order) is not SecondPhase:
                 ordered.add(r.order.province)
             public.append(entry)
     if state.phase.kind is PhaseKind.MOVEMENT:

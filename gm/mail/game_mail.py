@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from gm.engine.model import GameState, Phase, PhaseKind
+from gm.engine.model import RETREATS, GameState, Phase, PhaseKind
 from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, masters, variant_of
 from gm.lifecycle.house_rules import rules_of
@@ -243,7 +243,8 @@ class _Results:
         values: dict[str, Any] = {"marker": ACK_MARKER, "game": game.name, "variant": variant.title,
                                   "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
-                                  "position_cid": position_cid, "house_rules": rules_of(game.options).summary()}
+                                  "position_cid": position_cid,
+                                  "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
         self.text = render("results.txt.j2", "en", reader=_READER, **values,
                            sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
         self.html = render("results.html.j2", "en", reader=Markup(_READER), **values,
@@ -452,8 +453,8 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
         if not owed:
             continue
         text = render("reminder.txt.j2", "en", marker=ACK_MARKER, game=game.name, power=player.power, phase=label,
-                       owed=owed, units=current is not None and current.state.phase.kind in (PhaseKind.MOVEMENT,
-                                                                                              PhaseKind.RETREAT),
+                       owed=owed, units=current is not None and (current.state.phase.kind is PhaseKind.MOVEMENT
+                                                                 or current.state.phase.kind in RETREATS),
                        deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
         subject = f"[{game.name}] Reminder: {player.power}, orders due for {_season_year(label) or 'this phase'}"
         rows.append(_row(game, thread, domain, player.email, subject, "reminder", now, text))
@@ -477,7 +478,8 @@ def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
 
 def _game_rules(game: Game) -> list[str]:
     """What the start mail says of how the game is run: the house rules, press, DKIM."""
-    lines = [*rules_of(game.options).describe(), f"Press: {describe_press(press_kind(game))}"]
+    lines = [*rules_of(game.options).describe(bidding=variant_of(game).has_bidding),
+             f"Press: {describe_press(press_kind(game))}"]
     if game.require_dkim:
         lines.append("Sign-ons are read only in mail signed with DKIM by the sender's own domain")
     return lines

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from gm.engine.graph import Terrain
-from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.variant import Variant
 from gm.maps import art
 from gm.maps.art import Art, load_art
@@ -67,6 +67,7 @@ class Scene:
     subtitle: str = ""
 
 
+SECOND_MOVE = " (second move)"  # how gm.engine.orders.SecondPhase ends
 _UNIT = r"(?P<t>[AF]) (?P<u>[A-Z0-9]+(?:/[A-Z]+)?)"
 _LOC = r"[A-Z0-9]+(?:/[A-Z]+)?"
 _PATTERNS = [
@@ -85,8 +86,9 @@ def drawn_order(power: str, text: str, result: str | bool | None = None) -> Draw
     """Read an order as the engine writes it (str(order)); None for what a map does not show
     (waives, home declarations, point allocations)."""
     ok = result if isinstance(result, bool) or result is None else result == "succeeds"
+    text = text.strip().removesuffix(SECOND_MOVE)  # a fleet's second move is drawn as a move from where it went
     for kind, pattern in _PATTERNS:
-        m = pattern.match(text.strip())
+        m = pattern.match(text)
         if m:
             g = m.groupdict()
             return DrawnOrder(power, kind, g["u"], g["t"], g.get("g") or "", g.get("d") or "", ok)
@@ -391,7 +393,7 @@ def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
     """A phase with its orders, from the position it started from: after a movement phase the
     units it dislodged, with where they may retreat; in a retreat phase the units retreating."""
     units = list(before.units.values())
-    if before.phase.kind is PhaseKind.RETREAT:
+    if before.phase.kind in RETREATS:
         units += [d.unit for d in before.dislodged.values()]
         dislodged = [(d.unit, ()) for d in before.dislodged.values()]
     elif before.phase.kind is not PhaseKind.MOVEMENT:

@@ -27,8 +27,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gm.engine.graph import Terrain
-from gm.engine.model import GameState, PhaseKind, Season, UnitType
-from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order
+from gm.engine.model import RETREATS, GameState, PhaseKind, Season, UnitType
+from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, TwoPhase
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
 
@@ -54,6 +54,7 @@ ENGLAND = "England"
 
 class VariantRules(Rules):
     minors_ordered_by_points = False  # their controller orders them; the GM may too (ORDER)
+    fleets_move_twice = True  # rule 6: a second move after all first moves and their retreats
 
     # --- powers and control ---------------------------------------------------------------------
     def control(self, state: GameState) -> dict[str, str]:
@@ -184,7 +185,7 @@ class VariantRules(Rules):
         if kind is PhaseKind.MOVEMENT:
             unit = state.units.get(order.province)
             owner = unit.power if unit is not None else None
-        elif kind is PhaseKind.RETREAT:
+        elif kind in RETREATS:
             d = state.dislodged.get(order.province)
             owner = d.unit.power if d is not None else None
         elif type(order) is Build:
@@ -195,6 +196,9 @@ class VariantRules(Rules):
         else:
             owner = None
         if owner is not None and owner != order.power and self.control(state).get(owner) == order.power:
+            if type(order) is TwoPhase:
+                return replace(order, power=owner, first=replace(order.first, power=owner),
+                               second=replace(order.second, power=owner))
             return replace(order, power=owner)  # type: ignore[type-var]
         return order
 

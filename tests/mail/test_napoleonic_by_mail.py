@@ -58,20 +58,26 @@ async def test_two_winters_of_bids_by_mail(
         (results,) = await t.wait_mail("Prussia", results_of("Winter 1800"))
         body = text_of(results)
         assert "Control of the minor powers" in body
+        assert "bids 1h" in body  # the house rules at the foot name the bidding deadline
         assert re.search(r"Denmark\s+England \(was nobody\)", body) and re.search(r"Turkey\s+nobody", body)
         assert "IP 2 Hanover" in body  # Prussia's own bid, with its result
         assert not BID.search(body.replace("IP 2 Hanover", ""))
 
-        async def hold_everything(state: Any) -> None:
-            """Every power orders each unit it commands, its minor powers' included, to hold."""
+        async def hold_everything(state: Any, instead: dict[str, str] | None = None) -> None:
+            """Every power orders each unit it commands, its minor powers' included, to hold
+            (or as `instead` says: unit -> order)."""
             for power in t.powers:
-                lines = [f"{u} H" for u in state.units.values() if rules.commander(t.variant, state, u.power) == power]
+                lines = [(instead or {}).get(str(u), f"{u} H") for u in state.units.values()
+                         if rules.commander(t.variant, state, u.power) == power]
                 await t.orders(power, lines)
 
-        await hold_everything(state)
+        # The London fleet moves twice: to the North Sea, then on to the Norwegian Sea.
+        await hold_everything(state, {"F LON": "F LON - NTH - NWG"})
         state = await t.wait_phase("Fall 1801, Movement")
+        assert state.units["NWG"].power == "England"
         spring = text_of((await t.wait_mail("Austria", results_of("Spring 1801")))[0])
         assert "F DEN H" in spring and "Minor powers" in spring  # England ordered Denmark's fleet
+        assert "F LON - NTH" in spring and "F NTH - NWG (second move)" in spring
         await hold_everything(state)
         state = await t.wait_phase("Winter 1801, Bidding")  # nobody had an adjustment to make
         for power, lines in BIDS_1801.items():

@@ -13,11 +13,12 @@ from gm.casefile import CaseRun, check, read_cases, run_case
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
-from gm.engine.model import PhaseKind, Season, UnitType
+from gm.engine.model import PhaseKind, Season, Unit, UnitType
 from gm.engine.orders import Bid, Build, Deny, Loan
 from gm.engine.parse import parse_order
 from gm.lifecycle.report import build_report
 from gm.randomgame import play_random_game
+from gm.store.db import state_from_json, state_to_json
 from gm.variants import load_variant
 from gm.variants.napoleonic import ALIENATED, BLOCKADED, CONTROL, SP_BANK, SP_LOANS
 
@@ -45,7 +46,7 @@ def results(case_id: str) -> list[tuple[str, str, str, str]]:
 
 def test_every_rule_has_a_file() -> None:
     assert {"nw_bids.txt", "nw_control.txt", "nw_passages.txt", "nw_builds.txt", "nw_victory.txt",
-            "nw_supply_points.txt", "nw_blockades.txt"} <= {
+            "nw_supply_points.txt", "nw_blockades.txt", "nw_second_moves.txt"} <= {
         f.name for f in FILES}
 
 
@@ -193,6 +194,7 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
             phases += 1
             seen_kinds.add(state.phase.kind)
             nxt = a.state
+            assert state_from_json(state_to_json(nxt)) == nxt  # the position is stored whole
             for prov, unit in nxt.units.items():
                 terrain = V.map.provinces[prov].terrain
                 assert terrain is not Terrain.IMPASSABLE
@@ -300,3 +302,63 @@ def test_a_blockade_that_held_bars_fleet_builds_that_winter() -> None:
 def test_blockade_spellings(text: str) -> None:
     parsed = parse_order(V, text, "England", PhaseKind.MOVEMENT, None)
     assert str(parsed.order).endswith("MAO B BRE"), parsed.error
+
+
+# --- second moves -------------------------------------------------------------------------------
+def test_second_moves_wait_for_the_first_retreats() -> None:
+    """nw.second.7: the French dislodge the English fleet in the North Sea; the English fleet in
+    the Channel moves to the Mid-Atlantic only once the retreat is made."""
+    retreat = adj("nw.second.7").state
+    assert V.phase_label(retreat.phase) == "Spring 1801, Retreat"
+    assert retreat.extra["second_moves"] == [["move", "England", "ENG", "MAO"]]
+    assert "ENG" in retreat.units  # not yet moved
+    after = adjudicate(V, retreat, [parse_order(V, "F NTH R NWG", "England", PhaseKind.RETREAT, retreat).order])
+    assert [(str(r.order), r.result.value) for r in after.results] == [
+        ("F NTH R NWG", "succeeds"), ("F ENG - MAO (second move)", "succeeds")]
+    assert {p: str(u) for p, u in after.state.units.items() if u.power == "England"} == {"NWG": "F NWG", "MAO": "F MAO"}
+    assert "second_moves" not in after.state.extra and after.state.phase.season is Season.FALL
+
+
+def test_a_second_move_after_retreats_dislodges_into_a_second_retreat_phase() -> None:
+    start = V.initial_state()
+    spring = start.with_(
+        phase=start.phase.__class__(1801, Season.SPRING, PhaseKind.MOVEMENT),
+        units={u.province: u for u in [
+            Unit("England", UnitType.FLEET, "NTH"), Unit("England", UnitType.FLEET, "ENG"),
+            Unit("England", UnitType.FLEET, "IRI"), Unit("France", UnitType.FLEET, "BEL"),
+            Unit("France", UnitType.FLEET, "HEL"), Unit("France", UnitType.FLEET, "MAO")]})
+    texts = {"England": ["F NTH H", "F ENG H THEN MAO", "F IRI H THEN S F ENG - MAO"],
+             "France": ["F BEL - NTH", "F HEL S F BEL - NTH", "F MAO H"]}
+    orders = [parse_order(V, t, p, PhaseKind.MOVEMENT, spring).order for p, ts in texts.items() for t in ts]
+    first = adjudicate(V, spring, orders)
+    assert V.phase_label(first.state.phase) == "Spring 1801, Retreat"
+    second = adjudicate(V, first.state, [])  # the English fleet is not retreated: it disbands
+    assert V.phase_label(second.state.phase) == "Spring 1801, Second retreat"
+    assert [str(d.unit) for d in second.state.dislodged.values()] == ["F MAO"]
+    assert second.state.dislodged["MAO"].unit.power == "France"
+    assert [u.power for u in second.disbanded] == ["England"]
+    third = adjudicate(V, second.state, [parse_order(V, "F MAO R NAO", "France", PhaseKind.SECOND_RETREAT,
+                                                     second.state).order])
+    assert third.state.units["NAO"].power == "France" and V.phase_label(third.state.phase) == "Fall 1801, Movement"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("F NTH - ENG - MAO", "F NTH - ENG - MAO"),
+    ("F North Sea - English Channel - Mid-Atlantic Ocean", "F NTH - ENG - MAO"),
+    ("F NTH - ENG THEN MAO", "F NTH - ENG - MAO"),
+    ("F IRI H THEN S F ENG - MAO", "F IRI H THEN F IRI S F ENG - MAO"),
+    ("F IRI S F NTH - ENG then S F ENG - MAO", "F IRI S F NTH - ENG THEN F IRI S F ENG - MAO"),
+    ("A WAL - ENG - MAO", "A WAL - MAO VIA CONVOY"),  # armies: a convoy route, as ever
+])
+def test_second_move_spellings(text: str, expected: str) -> None:
+    parsed = parse_order(V, text, "England", PhaseKind.MOVEMENT, None)
+    assert str(parsed.order) == expected, parsed.error
+    again = parse_order(V, expected, "England", PhaseKind.MOVEMENT, None)  # the canonical form reads back
+    assert str(again.order) == expected
+
+
+def test_second_moves_only_where_the_rules_have_them() -> None:
+    standard = load_variant("standard")
+    assert str(parse_order(standard, "F NTH - ENG - MAO", "England", PhaseKind.MOVEMENT, None).order) == \
+        "F NTH - MAO VIA CONVOY"
+    assert parse_order(V, "F NTH - ENG THEN ENG - MAO THEN NAO", "England", PhaseKind.MOVEMENT, None).order is None

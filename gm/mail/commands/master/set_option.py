@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from gm.games import GameError
+from gm.games import GameError, variant_of
 from gm.lifecycle.house_rules import HouseRules
 from gm.lifecycle.timing import change_rules, set_options
 from gm.mail.commands import Context
@@ -73,7 +73,7 @@ def change_house_rules(ctx: Context, line: str, action: str, changes: dict[str, 
     written = rules.to_options()
     said = ", ".join(f"{name} {written[name]}" for name in changes)
     text = "\n".join([f"The GM changed the house rules: {said}.", "", "The house rules now:",
-                      *(f"  {rule}" for rule in rules.describe())])
+                      *(f"  {rule}" for rule in rules.describe(bidding=variant_of(ctx.game).has_bidding))])
     announce(ctx, line, "House rules changed", text, action, {name: written[name] for name in changes},
              f"house rules: {said}")
 
