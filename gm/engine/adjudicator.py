@@ -7,7 +7,7 @@ from typing import Sequence
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
 from gm.engine import second
 from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
-from gm.engine.orders import Order
+from gm.engine.orders import Order, TwoPhase
 from gm.engine.resolve import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
@@ -35,7 +35,9 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     state, unit_orders, side_results = variant.rules.prepare(variant, state, orders)
     kind = state.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        unit_orders, pairs = second.split(unit_orders)
+        pairs: list[TwoPhase] = []
+        if variant.rules.fleets_move_twice:
+            unit_orders, pairs = second.split(unit_orders)
         results, units, dislodged, contested = resolve_movement(variant, state, unit_orders)
         state = variant.rules.after_movement(variant, state, results)
         pending: list[Order] = []
@@ -43,12 +45,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
             pending, refused = second.eligible(variant, state, pairs, results, units, dislodged)
             results += refused
         results += side_results
-        if dislodged:
-            after = _next(state, state.phase, units)
-            dislodged = {
-                p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, after, units, contested, d))
-                for p, d in dislodged.items()
-            }
+        dislodged = _with_retreats(variant, state, units, contested, dislodged)
         if any(d.retreats for d in dislodged.values()):
             phase = Phase(state.phase.year, state.phase.season, PhaseKind.RETREAT)
             waiting = state.with_(extra={**state.extra, second.PENDING: second.to_json(pending)}) if pending else state
@@ -80,6 +77,16 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     return Adjudication(state.phase, results, nxt.units, {}, nxt, disbanded=disbanded)
 
 
+def _with_retreats(variant: Variant, state: GameState, units: dict[str, Unit], contested: frozenset[str],
+                   dislodged: dict[str, Dislodged]) -> dict[str, Dislodged]:
+    """The units a movement dislodged, each with where it may retreat once `units` stand."""
+    if not dislodged:
+        return dislodged
+    after = _next(state, state.phase, units)
+    return {p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, after, units, contested, d))
+            for p, d in dislodged.items()}
+
+
 def _second_moves(
     variant: Variant,
     state: GameState,
@@ -95,12 +102,7 @@ def _second_moves(
     after = _next(state, state.phase, units)
     second_results, units, second_dislodged, contested = second.resolve(variant, after, pending)
     results = results + second_results
-    if second_dislodged:
-        moved = _next(state, state.phase, units)
-        second_dislodged = {
-            p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, moved, units, contested, d))
-            for p, d in second_dislodged.items()
-        }
+    second_dislodged = _with_retreats(variant, state, units, contested, second_dislodged)
     everything = {**dislodged, **second_dislodged}
     if any(d.retreats for d in second_dislodged.values()):
         phase = Phase(state.phase.year, state.phase.season, retreat_kind)

@@ -126,7 +126,7 @@ class Movement:
         units, orders, order_of = self.units, self.orders, self.order_of
         army_adj, fleet_adj = self.map.army, self.map.fleet
         blocked = self.variant.rules.blocked_moves(self.variant, self.state)
-        moves, supports, convoys = [], [], []
+        moves, supports, convoys, others = [], [], [], []
         for prov, i in order_of.items():
             kind = type(orders[i])
             if kind is Move:
@@ -135,6 +135,8 @@ class Movement:
                 supports.append((prov, i))
             elif kind is Convoy:
                 convoys.append((prov, i))
+            elif kind is not Hold:
+                others.append((prov, i))  # a variant's orders: denials (X), blockades (B)
         # Convoy orders first, shallowly, so that moves know which fleets offer to carry them.
         self.offers: dict[tuple[str, str], list[str]] = {}
         for prov, i in convoys:
@@ -210,8 +212,12 @@ class Movement:
                 self.hold_supports[order.target].append(i)  # type: ignore[attr-defined]
             else:
                 self.hold_supports[order.target] = [i]  # type: ignore[attr-defined]
-        self._validate_denials()
-        self._validate_blockades()
+        self.denials: set[int] = set()
+        self.denied_by: dict[int, list[int]] = {}
+        self.blockades: set[int] = set()
+        if others:
+            self._validate_denials(others)
+            self._validate_blockades(others)
         # Head-to-head opponents: two moves that swap places, neither by convoy.
         self.opponent: dict[int, int] = {}
         convoyed = self.convoyed
@@ -220,15 +226,13 @@ class Movement:
             if j is not None and dst[j] == here and i not in convoyed and j not in convoyed:
                 self.opponent[i] = j
 
-    def _validate_denials(self) -> None:
+    def _validate_denials(self, given: list[tuple[str, int]]) -> None:
         """X orders: a fleet in the sea a direct passage crosses closes it to the armies of every
         power but its own commander's. denied_by: move -> the X orders that may close it."""
-        self.denials: set[int] = set()
-        self.denied_by: dict[int, list[int]] = {}
         orders, units, name = self.orders, self.units, self.map.name
         passages = self.variant.rules.passages(self.variant)
         by_passage: dict[frozenset[str], list[int]] = {}
-        for prov, i in list(self.order_of.items()):
+        for prov, i in given:
             order = orders[i]
             if type(order) is not Deny:
                 continue
@@ -253,10 +257,9 @@ class Movement:
             if others:
                 self.denied_by[i] = others
 
-    def _validate_blockades(self) -> None:
+    def _validate_blockades(self, given: list[tuple[str, int]]) -> None:
         """B orders: a fleet blockading a coastal home centre, where the variant's rules allow."""
-        self.blockades: set[int] = set()
-        for prov, i in list(self.order_of.items()):
+        for prov, i in given:
             order = self.orders[i]
             if type(order) is not Blockade:
                 continue
