@@ -186,13 +186,18 @@ def units_without_orders(variant: Variant, state: GameState, power: str, on_file
 
 def orders_due(session: Session, variant: Variant, current: CurrentPhase, power: str) -> tuple[int, int]:
     """How many orders `power` has on file in the current phase, and how many it is due: one per
-    unit in movement and retreat phases, one per build or removal in adjustment phases."""
+    unit it commands in movement and retreat phases, one per build or removal in adjustment phases,
+    and its bids in a bidding phase."""
     state = current.state
-    given = orders_on_file(session, current.row, power)
-    if state.phase.kind is PhaseKind.ADJUSTMENT:
-        due = abs(adjustment_counts(variant, state).get(power, 0))
-        return min(len(given), due), due
     commander = variant.rules.commander
+    if state.phase.kind is PhaseKind.BIDDING:  # its bids, secret: any one (IP 0 included) will do
+        bids = on_file_by_power(session, SecretAllocation, current.row).get(power, [])
+        due = 1 if variant.rules.points_available(variant, state, power) else 0
+        return min(len(bids), due), due
+    given = orders_on_file(session, current.row, power)
+    if state.phase.kind is PhaseKind.ADJUSTMENT:  # its own and its minor powers' builds and removals
+        due = sum(abs(n) for p, n in adjustment_counts(variant, state).items() if commander(variant, state, p) == power)
+        return min(len(given), due), due
     if state.phase.kind in RETREATS:
         units = [d.unit for d in state.dislodged.values()]
     else:
