@@ -171,10 +171,10 @@ def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFil
 
 def units_without_orders(variant: Variant, state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
     """Units `power` commands (its own; in Napoleonic Wars, also its minor powers') that still
-    have no order (movement and retreat phases)."""
+    have no order (movement and retreat phases: dislodged units that may retreat)."""
     ordered = {r.unit for r in on_file}
     if state.phase.kind in RETREATS:
-        units = [d.unit for d in state.dislodged.values()]
+        units = [d.unit for d in state.dislodged.values() if d.retreats]
     elif state.phase.kind is PhaseKind.MOVEMENT:
         units = list(state.units.values())
     else:
@@ -199,7 +199,7 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
         due = sum(abs(n) for p, n in adjustment_counts(variant, state).items() if commander(variant, state, p) == power)
         return min(len(given), due), due
     if state.phase.kind in RETREATS:
-        units = [d.unit for d in state.dislodged.values()]
+        units = [d.unit for d in state.dislodged.values() if d.retreats]
     else:
         units = list(state.units.values())
     due = sum(1 for u in units if commander(variant, state, u.power) == power)

@@ -20,7 +20,8 @@ from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.orders import Order
 from gm.engine.parse import parse_order
 from gm.engine.variant import Variant
-from gm.games import CurrentPhase, OnFile, active_players, add_on_file, current_phase, on_file_by_power, variant_of
+from gm.games import (CurrentPhase, OnFile, active_players, add_on_file, current_phase, on_file_by_power,
+                      units_without_orders, variant_of)
 from gm.lifecycle.deadlines import Absence, deadline_for, fit
 from gm.lifecycle.house_rules import HouseRules, rules_of
 from gm.lifecycle.report import annotated, build_report
@@ -93,22 +94,17 @@ def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[On
     if kind is PhaseKind.BIDDING:
         return [] if on_file or not rules.points_available(variant, state, power) else [BIDS_OWED]
     if kind is PhaseKind.ADJUSTMENT:
-        counts = adjustment_counts(variant, state)
-        due = sum(n for p, n in counts.items() if rules.commander(variant, state, p) == power)
+        # its own builds or removals, and those of the minor powers it controls (Napoleonic Wars)
+        dues = [n for p, n in adjustment_counts(variant, state).items() if rules.commander(variant, state, p) == power]
         declared = sum(1 for o in on_file if o.canonical.startswith(DECLARATION))
-        left = abs(due) - (len(on_file) - declared)
-        out = [f"{left} {'build' if due > 0 else 'removal'}{'s' if left > 1 else ''}"] if left > 0 else []
+        left = sum(abs(n) for n in dues) - (len(on_file) - declared)
+        what = "build" if all(n > 0 for n in dues) else "removal" if all(n < 0 for n in dues) else "adjustment"
+        out = [f"{left} {what}{'s' if left > 1 else ''}"] if left > 0 else []
         choice = rules.winter_choices(variant, state).get(power)
         if choice and not declared:
             out.append(choice)
         return out
-    ordered = {o.unit for o in on_file}
-    if kind in RETREATS:
-        units = [d.unit for d in state.dislodged.values() if d.retreats]
-    else:
-        units = list(state.units.values())
-    return sorted(str(u) for u in units
-                  if u.province not in ordered and rules.commander(variant, state, u.power) == power)
+    return units_without_orders(variant, state, power, list(on_file))
 
 
 def _on_file_at(session: Session, phase: GamePhase, moment: datetime) -> dict[str, list[OnFile]]:

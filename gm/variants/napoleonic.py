@@ -12,7 +12,12 @@ The map, the five major powers, the nine minor powers and the special build cent
   holds beyond its own. A power that bids more IPs than it has loses all its bids that winter.
 * A major power orders the units of the minor powers it controls, in every phase; nobody orders
   an uncontrolled minor power's units, which hold (rule 4: the GM may enter their retreats and
-  builds with ORDER).
+  builds with ORDER). Two units in a friendly minor power's home centres, or one in its centre
+  after an Autumn turn, lose its control for good; the GM then gives it (SET CONTROL).
+* Supply Points (rule 5): counted each winter in the bidding phase; banked, lent for a year
+  (LOAN), turned into IPs (CONVERT); every 3 banked keep one unit more.
+* Direct passages (rule 10) a fleet may deny (X), blockades (rule 8, B), and the fleets' second
+  move (rule 6, gm/engine/second.py does the moving).
 * Builds (rules 9 and 11): fleets only in home centres, armies in any centre the power holds;
   Arkangel is a build site for Russian fleets and Sardinia for English units, though neither is
   a centre; England keeps one unit more than it has centres while it has any.
