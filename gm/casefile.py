@@ -346,9 +346,10 @@ class _Reader:
             minor, rest = self.power_and_rest(v, line)
             words = rest.split()
             years = int(words.pop()) if len(words) > 1 and words[-1].isdigit() else 1
-            controller = resolve_power(v, " ".join(words)) if words and " ".join(words).lower() != "nobody" else None
-            if words and " ".join(words).lower() != "nobody" and controller is None:
-                raise self.fail(f"unknown power {' '.join(words)!r}")
+            named = " ".join(words)
+            controller = resolve_power(v, named) if named and named.lower() != "nobody" else None
+            if named and named.lower() != "nobody" and controller is None:
+                raise self.fail(f"unknown power {named!r}")
             if section == "POSTSTATE_CONTROL":
                 assert case.poststate_control is not None
                 case.poststate_control[minor] = controller

@@ -198,9 +198,5 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
     if state.phase.kind is PhaseKind.ADJUSTMENT:  # its own and its minor powers' builds and removals
         due = sum(abs(n) for p, n in adjustment_counts(variant, state).items() if commander(variant, state, p) == power)
         return min(len(given), due), due
-    if state.phase.kind in RETREATS:
-        units = [d.unit for d in state.dislodged.values() if d.retreats]
-    else:
-        units = list(state.units.values())
-    due = sum(1 for u in units if commander(variant, state, u.power) == power)
+    due = len(units_without_orders(variant, state, power, []))  # every unit it commands
     return due - len(units_without_orders(variant, state, power, given)), due

@@ -130,7 +130,7 @@ class RandomPlayers:
         rng, units, gmap = self.rng, state.units, self.map
         provs = sorted(p for p, u in units.items() if self.commander(state, u.power) is not None)
         rng.shuffle(provs)
-        players = {u.power for p, u in units.items() if p in provs}
+        players = {units[p].power for p in provs}
         out: dict[str, Order] = {}
         for prov in provs:  # convoys first: a coastal army, a chain of fleets at sea
             u = units[prov]

@@ -668,26 +668,35 @@ def _read_bid(variant: Variant, rest: str, power: str) -> tuple[Bid | None, str]
     return Bid(power, None, minor, int(found.group(1)), "" if backed == power else backed), ""
 
 
+def _fleet_order(variant: Variant, match: re.Match[str], state: GameState | None, only: str
+                 ) -> tuple[UnitType | None, str, list[str]] | str:
+    """An X or B order's parts: the fleet's type as written and location, and the provinces the
+    order names; or why they cannot be read (`only`: what to say to an army)."""
+    kind, where, *named = match.groups()
+    places = []
+    for part in (where, *named):
+        location, why = lookup_location(variant, part)
+        if location is None:
+            return why or f"unknown place {part!r}"
+        places.append(province_of(location))
+    if kind and kind[0].upper() == "A":
+        return only
+    fleet = places[0]
+    location = state.units[fleet].location if state is not None and fleet in state.units else fleet
+    return (UnitType.FLEET if kind else None), location, places[1:]
+
+
 def _parse_deny(
     variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind, state: GameState | None
 ) -> ParsedOrder:
     """'F SKA X Den-Swe': the fleet denies the direct passage between the two spaces this turn."""
     if phase_kind is not PhaseKind.MOVEMENT:
         return ParsedOrder(text, None, "a direct passage is denied (X) in a movement phase")
-    kind, where, side, other = match.groups()
-    places = []
-    for part in (where, side, other):
-        location, why = lookup_location(variant, part)
-        if location is None:
-            return ParsedOrder(text, None, why)
-        places.append(province_of(location))
-    fleet, a, b = places
-    if kind and kind[0].upper() == "A":
-        return ParsedOrder(text, None, "only a fleet denies a direct passage")
-    location = fleet
-    if state is not None and fleet in state.units:
-        location = state.units[fleet].location
-    return ParsedOrder(text, Deny(power, UnitType.FLEET if kind else None, location, a, b), None)
+    read = _fleet_order(variant, match, state, "only a fleet denies a direct passage")
+    if isinstance(read, str):
+        return ParsedOrder(text, None, read)
+    unit_type, location, (a, b) = read
+    return ParsedOrder(text, Deny(power, unit_type, location, a, b), None)
 
 
 def _parse_money(variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind) -> ParsedOrder:
@@ -716,19 +725,11 @@ def _parse_blockade(variant: Variant, text: str, match: re.Match[str], power: st
     """'F MAO B Bre': the fleet blockades the centre for the season (movement phases only)."""
     if phase_kind is not PhaseKind.MOVEMENT:
         return ParsedOrder(text, None, "a blockade (B) is ordered in a movement phase")
-    kind, where, target = match.groups()
-    places = []
-    for part in (where, target):
-        location, why = lookup_location(variant, part)
-        if location is None:
-            return ParsedOrder(text, None, why)
-        places.append(location)
-    if kind and kind[0].upper() == "A":
-        return ParsedOrder(text, None, "only a fleet blockades")
-    location = places[0]
-    if state is not None and province_of(location) in state.units:
-        location = state.units[province_of(location)].location
-    return ParsedOrder(text, Blockade(power, UnitType.FLEET if kind else None, location, province_of(places[1])), None)
+    read = _fleet_order(variant, match, state, "only a fleet blockades")
+    if isinstance(read, str):
+        return ParsedOrder(text, None, read)
+    unit_type, location, (target,) = read
+    return ParsedOrder(text, Blockade(power, unit_type, location, target), None)
 
 
 def _parse_special(
@@ -783,7 +784,7 @@ def _blockade_match(words: str, phase_kind: PhaseKind) -> re.Match[str] | None:
 
 def _deny_match(variant: Variant, words: str) -> re.Match[str] | None:
     """An X order, only in a variant with direct passages (elsewhere 'X' is no order word)."""
-    if not variant.rules.passages(variant) or not re.search(r"\b(?:X|deny|denies|denying)\b", words, re.IGNORECASE):
+    if not re.search(r"\b(?:X|deny|denies|denying)\b", words, re.IGNORECASE) or not variant.rules.passages(variant):
         return None
     return _DENY.match(words)
 
@@ -814,13 +815,9 @@ def _parse_then(variant: Variant, text: str, words: str, power: str, state: Game
         return ParsedOrder(text, None, "only a fleet moves a second time")
     where = province_of(first.order.dest) if type(first.order) is Move else first.order.province  # type: ignore[attr-defined]
     second_text = second_text.strip()
-    if not re.match(r"(?:F|fleet)\b", second_text, re.IGNORECASE):
-        if re.match(r"(?:-|to\b|\u2192|>)", second_text, re.IGNORECASE):
-            second_text = f"F {where} {second_text}"
-        elif re.match(r"(?:S|supports?)\b", second_text, re.IGNORECASE):
-            second_text = f"F {where} {second_text}"
-        else:
-            second_text = f"F {where} - {second_text}"
+    if not re.match(r"(?:F|fleet)\b", second_text, re.IGNORECASE):  # the fleet left out
+        verb = re.match(r"(?:-|to\b|\u2192|>|S\b|supports?\b)", second_text, re.IGNORECASE)
+        second_text = f"F {where} {second_text}" if verb else f"F {where} - {second_text}"
     second = parse_order(variant, second_text, power, PhaseKind.MOVEMENT, None)
     if second.order is None:
         return ParsedOrder(text, None, f"the second move: {second.error}")

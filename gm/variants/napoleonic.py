@@ -60,6 +60,7 @@ ENGLAND = "England"
 class VariantRules(Rules):
     minors_ordered_by_points = False  # their controller orders them; the GM may too (ORDER)
     fleets_move_twice = True  # rule 6: a second move after all first moves and their retreats
+    _passages: Mapping[frozenset[str], str] | None = None
 
     # --- powers and control ---------------------------------------------------------------------
     def control(self, state: GameState) -> dict[str, str]:
@@ -104,9 +105,7 @@ class VariantRules(Rules):
             inside = [p for p in sorted(homes) if (u := after.units.get(p)) is not None and u.power == major]
             taken = [p for p, u in sorted(after.units.items())
                      if autumn and u.power == major and before.supply_centres.get(p) == minor]
-            if len(inside) > 1:
-                lost[minor] = major
-            elif taken:
+            if len(inside) > 1 or taken:
                 lost[minor] = major
         if not lost:
             return after
@@ -383,8 +382,10 @@ class VariantRules(Rules):
 
     # --- direct passages (rule 10) -------------------------------------------------------------
     def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
-        found = variant.facts.get("direct_passages", ())
-        return {frozenset((a, b)): sea for a, b, sea in found}  # type: ignore[union-attr, misc]
+        if self._passages is None:  # read once: every movement and every X order asks
+            found = variant.facts.get("direct_passages", ())
+            self._passages = {frozenset((a, b)): sea for a, b, sea in found}  # type: ignore[union-attr, misc]
+        return self._passages
 
     # --- blockades (rule 8) ----------------------------------------------------------------------
     def blockade_refusal(self, variant: Variant, state: GameState, order: Blockade) -> str:
