@@ -288,14 +288,22 @@ class _Reader:
     def unit(self, variant: Variant, line: str) -> Unit:
         power, rest = self.power_and_rest(variant, line)
         kind, _, where = rest.partition(" ")
-        types = {"a": UnitType.ARMY, "army": UnitType.ARMY, "f": UnitType.FLEET, "fleet": UnitType.FLEET}
-        unit_type = types.get(kind.lower())
-        if unit_type is None or not where.strip():
+        kind = {"army": "A", "fleet": "F"}.get(kind.lower(), kind)
+        # 'A', 'F', and where the variant has multiple units '2A', 'A/F', 'A/2F'.
+        match = _DESIGNATION.fullmatch(kind)
+        if match is None or not where.strip():
             raise self.fail(f"{rest!r} is not a unit ('A <province>' or 'F <location>')")
+        counts = {"A": 0, "F": 0}
+        for number, letter in ((match[1], match[2].upper()), (match[3], (match[4] or "").upper())):
+            if letter:
+                counts[letter] += int(number or 1)
         loc = self.location(variant, where)
-        if unit_type is UnitType.ARMY:
+        if not counts["F"]:
             loc = province_of(loc)  # armies ignore coasts
-        return Unit(power, unit_type, loc)
+        unit = Unit.of(power, loc, counts["A"], counts["F"])
+        if not unit.single and not variant.rules.multiple_units:
+            raise self.fail(f"{variant.title} has no multiple units: {rest!r}")
+        return unit
 
     def section_line(self, case: Case, section: str, line: str) -> None:
 
@@ -567,7 +575,10 @@ def to_json(run: CaseRun) -> dict[str, object]:
 
 
 def _unit_key(u: Unit) -> tuple[str, str, str]:
-    return (u.power, u.type.value, u.location)
+    return (u.power, u.designation, u.location)
+
+
+_DESIGNATION = re.compile(r"(\d{0,2})([AFaf])(?:/(\d{0,2})([AFaf]))?")
 
 
 def _compare(expected: list[Unit], actual: list[Unit]) -> tuple[list[Unit], list[Unit]]:

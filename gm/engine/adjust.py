@@ -6,6 +6,7 @@ from typing import Sequence
 
 from gm.engine.graph import Terrain
 from gm.engine.model import GameState, Unit, UnitType
+from gm.engine.multiple import acting_part
 from gm.engine.orders import Build, Disband, Order, Waive
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
@@ -19,19 +20,26 @@ def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
         centres[owner] = centres.get(owner, 0) + 1
     units = dict.fromkeys(centres, 0)
     for unit in state.units.values():
-        units[unit.power] = units.get(unit.power, 0) + 1
+        units[unit.power] = units.get(unit.power, 0) + unit.size  # a multiple unit needs a centre for each part
     counts: dict[str, int] = {}
     for power, held in units.items():
         diff = rules.unit_allowance(variant, state, power, centres.get(power, 0)) - held
         if diff and not rules.adjusts(variant, state, power):
             continue  # minor powers never build or remove by default: the rules restore their units
         if diff > 0:
-            sites = {p for p in rules.build_sites(variant, state, power) if p not in state.units}
+            sites = {p for p in rules.build_sites(variant, state, power) if _vacant(variant, state.units, p, power)}
             limit = rules.max_builds(variant, state, power)
             diff = min(diff, len(sites), limit if limit is not None else diff)
         if diff:
             counts[power] = diff
     return counts
+
+
+def _vacant(variant: Variant, units: dict[str, Unit], province: str, power: str) -> bool:
+    """May `power` build in `province` as far as the units there go? With multiple units, a
+    build may join the power's own unit there (Multiplicity)."""
+    unit = units.get(province)
+    return unit is None or (variant.rules.multiple_units and unit.power == power)
 
 
 def resolve_adjustments(
@@ -66,21 +74,28 @@ def resolve_adjustments(
                 else:
                     built[power].append(order.province)
                     used[power] = used.get(power, 0) + 1
-                    units[order.province] = Unit(power, order.unit_type, order.location)  # type: ignore[arg-type]
+                    units[order.province] = _built(units.get(order.province), order)
                     results.append(OrderResult(order, Result.SUCCEEDS))
         elif isinstance(order, Disband):
             unit = units.get(order.province)
+            part = _removed_part(variant, unit, order) if unit is not None else None
             if due >= 0:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no units to remove this winter"))
             elif unit is None or unit.power != power or order.province not in state.units:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {name(order.province)} to remove"))
-            elif order.unit_type is not None and order.unit_type is not unit.type:
-                results.append(OrderResult(order, Result.VOID, f"the unit in {name(order.province)} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}"))
-            elif removed_for.get(power, 0) >= -due:
-                results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"))
+            elif type(part) is str:
+                results.append(OrderResult(order, Result.VOID, part))
+            elif removed_for.get(power, 0) + sum(part) > -due:  # type: ignore[arg-type]
+                results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"
+                                           if removed_for.get(power, 0) >= -due else
+                                           f"{power} has only {-due - removed_for.get(power, 0)} more units to remove"))
             else:
-                removed_for[power] = removed_for.get(power, 0) + 1
-                del units[order.province]
+                removed_for[power] = removed_for.get(power, 0) + sum(part)  # type: ignore[arg-type]
+                left = (unit.n_armies - part[0], unit.n_fleets - part[1])  # type: ignore[index]
+                if any(left):
+                    units[order.province] = Unit.of(power, unit.location if left[1] else unit.province, *left)
+                else:
+                    del units[order.province]
                 results.append(OrderResult(order, Result.SUCCEEDS))
         else:
             results.append(OrderResult(order, Result.VOID, "only build, remove and waive orders are given in winter"))
@@ -88,10 +103,52 @@ def resolve_adjustments(
     for power, due in sorted(counts.items()):
         missing = -due - removed_for.get(power, 0)
         if due < 0 and missing > 0:
-            for unit in civil_disorder_removals(variant, state, [u for u in units.values() if u.power == power], missing):
-                del units[unit.province]
+            mine = [u for u in units.values() if u.power == power]
+            if any(not u.single for u in mine):
+                mine = [p for u in mine for p in _singles(u)]  # a multiple unit loses a part at a time
+            for unit in civil_disorder_removals(variant, state, mine, missing):
+                units = _without(units, unit)
                 disbanded.append(unit)
     return results, units, disbanded
+
+
+def _built(there: Unit | None, order: Build) -> Unit:
+    """The unit in the province once `order` has built there: new, or joined to the power's own."""
+    kind = order.unit_type
+    if there is None:
+        return Unit(order.power, kind, order.location)  # type: ignore[arg-type]
+    armies = there.n_armies + (kind is UnitType.ARMY)
+    fleets = there.n_fleets + (kind is UnitType.FLEET)
+    return Unit.of(order.power, order.location if kind is UnitType.FLEET else there.location, armies, fleets)
+
+
+def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] | str:
+    """The armies and fleets a removal takes from `unit`, or why it names none of them:
+    'Remove A Bur' takes one army (of a 2A too), 'Remove 2A Bur' two, 'Remove Bur' the unit."""
+    kind = order.unit_type
+    if order.part is not None or kind is None:
+        return acting_part(variant, unit, order)
+    if not (unit.n_armies if kind is UnitType.ARMY else unit.n_fleets):
+        return f"the unit in {variant.map.name(unit.province)} is {'an army' if unit.type is UnitType.ARMY and unit.single else 'a fleet' if unit.single else unit.designation}"
+    return (1, 0) if kind is UnitType.ARMY else (0, 1)
+
+
+def _singles(unit: Unit) -> list[Unit]:
+    """A multiple unit as single armies and fleets at its location, for civil-disorder removals."""
+    return [Unit(unit.power, UnitType.FLEET, unit.location)] * unit.n_fleets + \
+        [Unit(unit.power, UnitType.ARMY, unit.location)] * unit.n_armies
+
+
+def _without(units: dict[str, Unit], single: Unit) -> dict[str, Unit]:
+    """`units` with one army or fleet taken from the unit at `single`'s province."""
+    unit = units[single.province]
+    if unit.single:
+        del units[single.province]
+        return units
+    armies = unit.n_armies - (single.type is UnitType.ARMY)
+    fleets = unit.n_fleets - (single.type is UnitType.FLEET)
+    units[single.province] = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets)
+    return units
 
 
 def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sites: set[str], order: Build) -> str:
@@ -105,8 +162,11 @@ def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sit
         if not variant.map.provinces[prov].supply_centre:
             return f"{name} is not a supply centre"
         return f"{order.power} cannot build in {name}"
-    if prov in units:
+    if not _vacant(variant, units, prov, order.power):
         return f"{name} is not vacant"
+    there = units.get(prov)
+    if there is not None and order.unit_type is UnitType.FLEET and there.n_fleets and there.location != order.location:
+        return f"the fleets in {name} are on {variant.map.name(there.location)}: build the fleet there"
     barred = variant.rules.build_refusal(variant, state, order)
     if barred:
         return barred

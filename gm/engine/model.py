@@ -41,19 +41,53 @@ def province_of(location: str) -> str:
 
 class Unit:
     """A unit on the board. A value: never changed once made (a plain slotted class rather than a
-    frozen dataclass because the resolver makes many and frozen construction is several times slower)."""
+    frozen dataclass because the resolver makes many and frozen construction is several times slower).
 
-    __slots__ = ("power", "type", "location", "province")
+    Where the variant plays multiple units (Multiplicity), one unit may be several of one kind
+    ('2A', `count` 2) or fleets with armies aboard or beside them ('A/F': a fleet unit with
+    `armies` 1). Everywhere else `count` is 1 and `armies` 0."""
 
-    def __init__(self, power: str, type: UnitType, location: str):
+    __slots__ = ("power", "type", "location", "province", "count", "armies")
+
+    def __init__(self, power: str, type: UnitType, location: str, count: int = 1, armies: int = 0):
         self.power = power
         self.type = type
         self.location = location  # canonical upper case, 'STP/NC' for a fleet on a coast
         slash = location.find("/")
         self.province = location if slash < 0 else location[:slash]  # 'STP'
+        self.count = count  # armies of an army unit, fleets of a fleet unit
+        self.armies = armies  # armies with a fleet unit's fleets (always 0 for an army unit)
 
-    def _key(self) -> tuple[str, UnitType, str]:
-        return (self.power, self.type, self.location)
+    @staticmethod
+    def of(power: str, location: str, armies: int, fleets: int) -> Unit:
+        """The unit of `armies` armies and `fleets` fleets (at least one of either)."""
+        if fleets:
+            return Unit(power, UnitType.FLEET, location, fleets, armies)
+        return Unit(power, UnitType.ARMY, location, armies)
+
+    @property
+    def n_armies(self) -> int:
+        return self.count if self.type is UnitType.ARMY else self.armies
+
+    @property
+    def n_fleets(self) -> int:
+        return 0 if self.type is UnitType.ARMY else self.count
+
+    @property
+    def size(self) -> int:
+        """Supply centres the unit needs: one for each army and fleet in it."""
+        return self.count + self.armies
+
+    @property
+    def single(self) -> bool:
+        return self.count == 1 and not self.armies
+
+    def at(self, location: str) -> Unit:
+        """The same unit standing at `location`."""
+        return Unit(self.power, self.type, location, self.count, self.armies)
+
+    def _key(self) -> tuple[str, UnitType, str, int, int]:
+        return (self.power, self.type, self.location, self.count, self.armies)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Unit) and self._key() == other._key()
@@ -62,10 +96,27 @@ class Unit:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
+        if self.single:
+            return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
+        return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, {self.count}, {self.armies})"
 
     def __str__(self) -> str:
-        return f"{self.type.value} {self.location}"
+        return f"{self.designation} {self.location}"
+
+    @property
+    def designation(self) -> str:
+        """'A', 'F', '2A', 'A/F', '2A/3F'."""
+        if self.single:
+            return self.type.value
+        return designation(self.n_armies, self.n_fleets)
+
+
+def designation(armies: int, fleets: int) -> str:
+    """How a unit of so many armies and fleets is written: 'A', '2F', 'A/F', 'A/2F', '2A/F'."""
+    def kind(n: int, letter: str) -> str:
+        return f"{n if n > 1 else ''}{letter}" if n else ""
+
+    return "/".join(k for k in (kind(armies, "A"), kind(fleets, "F")) if k)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gm.engine.model import UnitType, province_of
+from gm.engine.model import UnitType, designation, province_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,11 +17,19 @@ class Order:
     unit_type: UnitType | None
     location: str
     province: str = field(init=False, repr=False, compare=False)  # the location without coast
+    # Where the variant plays multiple units: the exact part of the unit that carries the order
+    # out, (armies, fleets), when the player wrote one ('A/F MAO', '2A BUR'); None: the unit as
+    # `unit_type` names it (all of its armies, all of its fleets, or the whole unit).
+    part: tuple[int, int] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "province", province_of(self.location))
 
     def _unit(self) -> str:
+        if self.part is not None:
+            # '1A': one army of a multiple unit; a plain 'A' names all of its armies.
+            written = designation(*self.part)
+            return f"{'1' + written if written in ('A', 'F') else written} {self.location}"
         return f"{self.unit_type.value if self.unit_type else '?'} {self.location}"
 
 
@@ -35,9 +43,12 @@ class Hold(Order):
 class Move(Order):
     dest: str  # location; may name a coast
     via_convoy: bool = False
+    # Multiple units: the unit joins the power's unit in `dest`, or its other units merging there,
+    # rather than standing them off (MERGE; an army's E(mbark) onto its fleet at sea).
+    merge: bool = False
 
     def __str__(self) -> str:
-        return f"{self._unit()} - {self.dest}" + (" VIA CONVOY" if self.via_convoy else "")
+        return f"{self._unit()} - {self.dest}" + (" VIA CONVOY" if self.via_convoy else "") + (" MERGE" if self.merge else "")
 
 
 @dataclass(frozen=True, slots=True)

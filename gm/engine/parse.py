@@ -51,6 +51,13 @@ DISBAND = frozenset({"d", "disband", "disbands"})
 REMOVE = frozenset({"remove", "removes"})
 BUILD = frozenset({"b", "build", "builds"})
 WAIVE = frozenset({"w", "waive", "waives"})
+# Multiple units (Multiplicity, the A/F rules): merging, boarding a fleet, landing from one.
+MERGE = frozenset({"merge", "merges", "merging"})
+EMBARK = frozenset({"e", "embark", "embarks", "embarking", "board", "boards"})
+LAND_FROM_SEA = frozenset({"disembark", "disembarks", "land", "lands"})
+INTO = frozenset({"to", "into", "in", "with", "onto", "on"})
+# '2A', 'A/F', 'A/2F', '3f': a unit of several armies and fleets.
+_KIND = re.compile(r"(\d{0,2})([af])")
 TO, OPEN, CLOSE = frozenset({"to"}), frozenset({"("}), frozenset({")"})
 KEYWORDS = HOLD | MOVE | SUPPORT | CONVOY | VIA | RETREAT | DISBAND | REMOVE | BUILD | WAIVE
 # Long keywords a misspelt word may be suggested as.
@@ -247,6 +254,8 @@ class _Raw:
     dest: str = ""
     via_convoy: bool = False
     route: tuple[str, ...] = ()  # 'A Lon - Nth - Bel': the places between the unit and its destination
+    part: tuple[int, int] | None = None  # '2A', 'A/F': armies and fleets, where written so
+    merge: bool = False  # MERGE, or E(mbark)
 
 
 class _Parser:
@@ -262,6 +271,7 @@ class _Parser:
         self.script = script  # the alternative to take at each choice point, in order
         self.made: list[int] = []  # how many alternatives each choice point met offered
         self.loose = loose  # may names be misspelt or cut short?
+        self.multiple = variant.rules.multiple_units  # are MERGE, E and D (landing) order words?
 
     def choose(self, alternatives: int) -> int:
         k = len(self.made)
@@ -444,9 +454,27 @@ class _Parser:
         return f"{province}/{coast}" if coast else province
 
     def unit_type(self) -> UnitType | None:
-        unit_type = TYPES.get(self.peek() or "")
-        self.pos += unit_type is not None
-        return unit_type
+        return self.designation()[0]
+
+    def designation(self) -> tuple[UnitType | None, tuple[int, int] | None]:
+        """'A', 'fleet', and (multiple units) '2A', 'A/F', 'A/2F': the kind of unit, and how many
+        armies and fleets when a number or a slash says so."""
+        key = self.peek() or ""
+        unit_type = TYPES.get(key)
+        kind = _KIND.fullmatch(key)
+        if kind is None or (not kind[1] and self.peek(1) != "/"):
+            self.pos += unit_type is not None
+            return unit_type, None
+        counts = {"a": 0, "f": 0}
+        counts[kind[2]] = int(kind[1] or 1)
+        self.pos += 1
+        if self.peek() == "/" and (other := _KIND.fullmatch(self.peek(1) or "")) and other[2] != kind[2]:
+            counts[other[2]] = int(other[1] or 1)
+            self.pos += 2
+        armies, fleets = counts["a"], counts["f"]
+        if not armies and not fleets:
+            raise _Fail(f"a unit of no armies and no fleets: {key!r}")
+        return (UnitType.FLEET if fleets else UnitType.ARMY), (armies, fleets)
 
     def target(self, what: str) -> tuple[UnitType | None, str]:
         # 'S Russian A Pru - Sil': a nationality before the unit type is ignored (DATC 4.C.5, 4.C.6).
@@ -478,22 +506,33 @@ class _Parser:
             self.pos += 1
             if self.take(WAIVE):
                 return _Raw("waive")
-            unit_type = self.unit_type()
-            return _Raw("build", unit_type, self.location("province"))
+            unit_type, part = self.designation()
+            return _Raw("build", unit_type, self.location("province"), part=part)
         if key in DISBAND or key in REMOVE or key == "r":
             self.pos += 1
-            unit_type = self.unit_type()
+            unit_type, part = self.designation()
             return _Raw("disband" if key in DISBAND else "remove", unit_type,
-                        self.location("province"))
+                        self.location("province"), part=part)
         if key in KEYWORDS:
             raise _Fail(f"unexpected {self.toks[0].text!r} at the start of the order")
-        unit_type = self.unit_type()
-        raw = _Raw("hold", unit_type, self.location("province"))
+        unit_type, part = self.designation()
+        raw = _Raw("hold", unit_type, self.location("province"), part=part)
         key = self.peek()
         if key is None:
             raise _Fail(f"missing order after {self.context()!r}")
         self.pos += 1
         if key in HOLD:
+            return raw
+        if self.multiple and (key in MERGE or key in EMBARK or ((key in LAND_FROM_SEA or key == "d") and self.peek() is not None)):
+            # 'A Mar merge Bur', 'A Wal E ENG' (also 'E F BOT - ION', the fleet's move written
+            # beside it), 'A ION D Bal': moves that merge, board a fleet or land from one.
+            raw.kind, raw.merge = "move", key not in LAND_FROM_SEA and key != "d"
+            self.take(INTO)
+            if key in EMBARK:
+                self.designation()
+            raw.dest = self.location("destination")
+            if key in EMBARK and self.take(MOVE):
+                self.location("the fleet's destination")
             return raw
         if key in MOVE or key in RETREAT:
             if key == "r" and self.peek() is None:
@@ -507,6 +546,7 @@ class _Parser:
                 raw.route += (raw.dest,)
                 raw.dest, raw.via_convoy = self.location("destination"), True
             raw.via_convoy = self.via() or raw.via_convoy
+            raw.merge = self.multiple and self.take(MERGE)
             return raw
         if key in SUPPORT:
             raw.kind = "support"
@@ -610,23 +650,26 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
     if raw.kind == "build":
         if raw.unit_type is None:
             raise _Fail("a build must name the kind of unit: A (army) or F (fleet)")
+        if raw.part is not None and sum(raw.part) > 1:
+            raise _Fail("a build order builds one army or one fleet: give one order for each")
         return Build(power, raw.unit_type, raw.location)
     head = (power, raw.unit_type, _unit_location(state, phase_kind, raw))
+    part = raw.part
     if raw.kind in ("disband", "remove"):
-        return Disband(*head)
+        return Disband(*head, part=part)
     if raw.kind == "hold":
-        return Hold(*head)
+        return Hold(*head, part=part)
     if raw.kind == "support":
         if raw.dest:
-            return SupportMove(*head, raw.target, raw.dest, raw.target_type)
-        return SupportHold(*head, raw.target, raw.target_type)
+            return SupportMove(*head, raw.target, raw.dest, raw.target_type, part=part)
+        return SupportHold(*head, raw.target, raw.target_type, part=part)
     if raw.kind == "convoy":
-        return Convoy(*head, raw.target, raw.dest)
+        return Convoy(*head, raw.target, raw.dest, part=part)
     if phase_kind in RETREATS:
-        if raw.via_convoy:
-            raise _Fail("a retreat cannot go by convoy")
-        return Retreat(*head, raw.dest)
-    return Move(*head, raw.dest, raw.via_convoy)
+        if raw.via_convoy or raw.merge:
+            raise _Fail("a retreat cannot go by convoy" if raw.via_convoy else "a retreat cannot merge")
+        return Retreat(*head, raw.dest, part=part)
+    return Move(*head, raw.dest, raw.via_convoy, raw.merge, part=part)
 
 
 _ALLOCATION = re.compile(r"\s*(DP|IP)\b\s*:?\s*(\d+)?\s*(?:points?\b|dps?\b)?\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
@@ -639,11 +682,12 @@ _BID_BEHIND = re.compile(r"\s+(?:for|supporting|backing|behind|in\s+support\s+of
 _QUOTE_MARK = re.compile(r"\s*[>|]")
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*\u2022\u00b7\u2013])\s+")
 # 'F SKA X Den-Swe', 'F Skagerrak deny Denmark - Sweden': a fleet denies a direct passage.
-_DENY = re.compile(r"\s*(?:(A|F|army|fleet)\s+)?(.+?)\s+(?:X|deny|denies|denying)\s+(?:(?:the\s+)?passage\s+)?"
+_DENY = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+?)\s+(?:X|deny|denies|denying)\s+(?:(?:the\s+)?passage\s+)?"
                    r"(.+?)\s*(?:-+|\u2013|\u2192|>|\s(?:to|and)\s)\s*(.+?)\s*$", re.IGNORECASE | re.DOTALL)
 # 'F MAO B Bre', 'F Mid-Atlantic blockades Brest': a fleet blockades a coastal home centre.
-_BLOCKADE = re.compile(r"\s*(?:(A|F|army|fleet)\s+)?(.+?)\s+(?:B|blockades?|blockading)\s+(.+?)\s*$",
+_BLOCKADE = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+?)\s+(?:B|blockades?|blockading)\s+(.+?)\s*$",
                        re.IGNORECASE | re.DOTALL)
+_UNIT_PARENS = re.compile(r"(?<![\w/])(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s*\(\s*([^()]*?)\s*\)", re.IGNORECASE)
 _HOME = re.compile(r"\s*HOME\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -669,21 +713,33 @@ def _read_bid(variant: Variant, rest: str, power: str) -> tuple[Bid | None, str]
 
 
 def _fleet_order(variant: Variant, match: re.Match[str], state: GameState | None, only: str
-                 ) -> tuple[UnitType | None, str, list[str]] | str:
-    """An X or B order's parts: the fleet's type as written and location, and the provinces the
-    order names; or why they cannot be read (`only`: what to say to an army)."""
+                 ) -> tuple[UnitType | None, str, list[str], tuple[int, int] | None] | str:
+    """An X or B order's parts: the fleet's type as written and location, the provinces the
+    order names and the fleets it names ('2F'); or why they cannot be read (`only`: what to say
+    to an army)."""
     kind, where, *named = match.groups()
     places = []
-    for part in (where, *named):
-        location, why = lookup_location(variant, part)
+    for name in (where, *named):
+        location, why = lookup_location(variant, name)
         if location is None:
-            return why or f"unknown place {part!r}"
+            return why or f"unknown place {name!r}"
         places.append(province_of(location))
-    if kind and kind[0].upper() == "A":
+    part = None
+    if kind and kind.lower() not in TYPES:
+        parser = _Parser(variant, _tokens(kind))
+        try:
+            unit_type, part = parser.designation()
+        except _Fail as fail:
+            return str(fail)
+        if not variant.rules.multiple_units:
+            return f"{variant.title} has no multiple units: each unit is one army or one fleet"
+        if unit_type is UnitType.ARMY:
+            return only
+    elif kind and kind[0].upper() == "A":
         return only
     fleet = places[0]
     location = state.units[fleet].location if state is not None and fleet in state.units else fleet
-    return (UnitType.FLEET if kind else None), location, places[1:]
+    return (UnitType.FLEET if kind else None), location, places[1:], part
 
 
 def _parse_deny(
@@ -695,8 +751,8 @@ def _parse_deny(
     read = _fleet_order(variant, match, state, "only a fleet denies a direct passage")
     if isinstance(read, str):
         return ParsedOrder(text, None, read)
-    unit_type, location, (a, b) = read
-    return ParsedOrder(text, Deny(power, unit_type, location, a, b), None)
+    unit_type, location, (a, b), part = read
+    return ParsedOrder(text, Deny(power, unit_type, location, a, b, part=part), None)
 
 
 def _parse_money(variant: Variant, text: str, match: re.Match[str], power: str, phase_kind: PhaseKind) -> ParsedOrder:
@@ -728,8 +784,8 @@ def _parse_blockade(variant: Variant, text: str, match: re.Match[str], power: st
     read = _fleet_order(variant, match, state, "only a fleet blockades")
     if isinstance(read, str):
         return ParsedOrder(text, None, read)
-    unit_type, location, (target,) = read
-    return ParsedOrder(text, Blockade(power, unit_type, location, target), None)
+    unit_type, location, (target,), part = read
+    return ParsedOrder(text, Blockade(power, unit_type, location, target, part=part), None)
 
 
 def _parse_special(
@@ -815,7 +871,7 @@ def _parse_then(variant: Variant, text: str, words: str, power: str, state: Game
         return ParsedOrder(text, None, "only a fleet moves a second time")
     where = province_of(first.order.dest) if type(first.order) is Move else first.order.province  # type: ignore[attr-defined]
     second_text = second_text.strip()
-    if not re.match(r"(?:F|fleet)\b", second_text, re.IGNORECASE):  # the fleet left out
+    if not re.match(r"(?:\d{0,2}(?:A/\d{0,2})?F|fleet)\b", second_text, re.IGNORECASE):  # the fleet left out
         verb = re.match(r"(?:-|to\b|\u2192|>|S\b|supports?\b)", second_text, re.IGNORECASE)
         second_text = f"F {where} {second_text}" if verb else f"F {where} - {second_text}"
     second = parse_order(variant, second_text, power, PhaseKind.MOVEMENT, None)
@@ -825,8 +881,10 @@ def _parse_then(variant: Variant, text: str, words: str, power: str, state: Game
         return ParsedOrder(text, None, "a fleet moves twice a turn, not three times")
     fleet = UnitType.FLEET
     first_order = first.order if first.order.unit_type else replace(first.order, unit_type=fleet)  # type: ignore[type-var]
+    # The part of a multiple unit that moves first moves again, unless the second says otherwise.
+    part = second.order.part if second.order.part is not None else first_order.part
     return ParsedOrder(text, TwoPhase(power, fleet, first_order.location, first_order,
-                                      replace(second.order, unit_type=fleet)), None)  # type: ignore[type-var]
+                                      replace(second.order, unit_type=fleet, part=part), part=first_order.part), None)  # type: ignore[type-var]
 
 
 def parse_order(
@@ -843,6 +901,7 @@ def parse_order(
         return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
                                        "text, not an order")
     words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
+    words = _UNIT_PARENS.sub(r"\1 \2", words)  # 'A(Tun)', 'F(SKA)': the place in brackets after the unit
     if variant.rules.fleets_move_twice and phase_kind is PhaseKind.MOVEMENT and _THEN.search(words):
         return _parse_then(variant, text, words, power, state)
     special = (_BID.match(words) or _ALLOCATION.match(words) or _HOME.match(words) or _MONEY.match(words)
@@ -853,6 +912,9 @@ def parse_order(
     orders: list[Order] = []
     for raw in raws:
         try:
+            if (raw.part is not None or raw.merge) and not variant.rules.multiple_units:
+                raise _Fail(f"{variant.title} has no multiple units: "
+                            + ("no unit merges" if raw.merge else "each unit is one army or one fleet"))
             order = _make(raw, power, phase_kind, state)
         except _Fail as fail:
             why = why or str(fail)
@@ -860,8 +922,10 @@ def parse_order(
         if len(raw.route) == 1 and type(order) is Move and variant.rules.fleets_move_twice and \
                 _is_fleet(variant, state, raw):
             # 'F NTH - ENG - MAO': a fleet's first move, then its second (Napoleonic Wars)
-            order = TwoPhase(power, UnitType.FLEET, order.location, Move(power, UnitType.FLEET, order.location, raw.route[0]),
-                             Move(power, UnitType.FLEET, raw.route[0], raw.dest))
+            part = order.part
+            order = TwoPhase(power, UnitType.FLEET, order.location,
+                             Move(power, UnitType.FLEET, order.location, raw.route[0], part=part),
+                             Move(power, UnitType.FLEET, raw.route[0], raw.dest, merge=raw.merge, part=part), part=part)
         if order not in orders:
             orders.append(order)
     if len(orders) > 1 and state is not None:

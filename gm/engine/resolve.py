@@ -59,7 +59,11 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
 
 
 class Movement:
-    """One movement phase being resolved."""
+    """One movement phase being resolved (one unit to a province; multiple.MultiMovement extends it
+    for variants with multiple units)."""
+
+    # Plain moves to a neighbouring space are checked inline; a subclass may check every move itself.
+    FAST_MOVES = True
 
     __slots__ = (
         "variant", "map", "state", "units", "orders", "void", "order_of", "given", "dst", "dest_loc",
@@ -151,13 +155,16 @@ class Movement:
         move_from: dict[str, int] = {}  # province -> its unit's valid move
         moves_to: dict[str, list[int]] = {}  # province -> valid moves into it
         move_supports: dict[int, list[int]] = {}
+        fast = self.FAST_MOVES
         for prov, i in moves:
             order = orders[i]
             unit = units[prov]
             why = ""
             dest = order.dest  # type: ignore[attr-defined]
             # The common cases first: a plain move to a neighbouring space.
-            if unit.type is ARMY:
+            if not fast:
+                why = self._check_move(i, unit, order, blocked)  # type: ignore[arg-type]
+            elif unit.type is ARMY:
                 if dest in army_adj.get(prov, ()) and not order.via_convoy and (prov, dest) not in offers and (  # type: ignore[attr-defined]
                     not blocked or (prov, dest) not in blocked
                 ):
@@ -595,8 +602,7 @@ class Movement:
     # ----------------------------------------------------------------- results
     def outcome_report(self) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged]]:
         self.resolve_all()
-        orders, units, outcome, void = self.orders, self.units, self.resolved, self.void
-        src, dst, dest_loc, convoyed = self.src, self.dst, self.dest_loc, self.convoyed
+        orders, outcome, void, src = self.orders, self.resolved, self.void, self.src
         new = tuple.__new__  # OrderResult(...) without the extra frame of NamedTuple.__new__
         results: list[OrderResult] = []
         for i, order in enumerate(orders):
@@ -617,8 +623,13 @@ class Movement:
                 results.append(new(OrderResult, (order, R_CUT, f"the blockade was cut by the attack from {', '.join(attackers)}")))
             else:
                 results.append(new(OrderResult, (order, R_CUT, self._support_failure(i))))
-        # Units after: everyone stays, then the successful moves leave and arrive. A unit still in
-        # a province someone arrives in is dislodged.
+        after, dislodged = self._units_after(results)
+        return results, after, dislodged
+
+    def _units_after(self, results: list[OrderResult]) -> tuple[dict[str, Unit], dict[str, Dislodged]]:
+        """Units after: everyone stays, then the successful moves leave and arrive. A unit still in
+        a province someone arrives in is dislodged."""
+        units, src, dst, dest_loc, outcome = self.units, self.src, self.dst, self.dest_loc, self.resolved
         after = dict(units)
         moved = [i for i in src if outcome[i]]
         for i in moved:
@@ -628,14 +639,19 @@ class Movement:
             d: str = dst[i]  # type: ignore[assignment]
             stayed = after.get(d)
             if stayed is not None:
-                dislodged[d] = Dislodged(stayed, None if i in convoyed else src[i], ())
-                j = self.order_of.get(d)
-                if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy, Deny, Blockade):
-                    results[j] = new(OrderResult, (orders[j], R_FAILS, "the unit was dislodged"))
+                self._dislodge(d, stayed, i, results, dislodged)
             unit = units[src[i]]
             loc: str = dest_loc[i]  # type: ignore[assignment]
-            after[d] = unit if loc == unit.location else Unit(unit.power, unit.type, loc)
-        return results, after, dislodged
+            after[d] = unit if loc == unit.location else unit.at(loc)
+        return after, dislodged
+
+    def _dislodge(self, prov: str, unit: Unit, by: int, results: list[OrderResult], dislodged: dict[str, Dislodged]) -> None:
+        """`unit` in `prov` is dislodged by move `by`: an order that held there failed."""
+        dislodged[prov] = Dislodged(unit, None if by in self.convoyed else self.src[by], ())
+        j = self.order_of.get(prov)
+        orders = self.orders
+        if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy, Deny, Blockade):
+            results[j] = tuple.__new__(OrderResult, (orders[j], R_FAILS, "the unit was dislodged"))
 
     def contested(self, after: dict[str, Unit]) -> frozenset[str]:
         """Empty provinces where a standoff happened: no retreat may go there."""
@@ -677,6 +693,9 @@ def resolve_movement(
     """Resolve a movement phase: results, units after, dislodged units (without retreats yet) and
     the provinces left empty by a standoff (which matter only to retreats, so they are worked out
     only when a unit was dislodged)."""
+    if variant.rules.multiple_units:
+        from gm.engine import multiple  # only variants with multiple units need it
+        return multiple.resolve_movement(variant, state, orders)
     movement = Movement(variant, state, orders)
     results, after, dislodged = movement.outcome_report()
     return results, after, dislodged, movement.contested(after) if dislodged else frozenset()

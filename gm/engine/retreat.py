@@ -22,10 +22,13 @@ def retreat_options(
     else:
         candidates = variant.map.fleet.get(unit.location, ())
     out = []
+    seas = variant.map.seas
     for loc in candidates:
         prov = province_of(loc)
         if prov in units_after or prov in contested or prov == d.attacker_from:
             continue
+        if unit.armies > unit.count and prov in seas:
+            continue  # armies at sea need a fleet each (multiple units)
         if blocked.get((unit.province, prov), unit.power) != unit.power:
             continue
         out.append(loc)
@@ -47,7 +50,7 @@ def resolve_retreats(
             results[i] = OrderResult(order, Result.VOID, f"there is no dislodged unit in {name(order.province)}")
         elif d.unit.power != order.power:
             results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} belongs to {d.unit.power}")
-        elif order.unit_type is not None and order.unit_type is not d.unit.type:
+        elif order.unit_type is not None and not (d.unit.n_armies if order.unit_type is UnitType.ARMY else d.unit.n_fleets):
             results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} is {'an army' if d.unit.type is UnitType.ARMY else 'a fleet'}")
         else:
             if order.province in chosen:
@@ -80,7 +83,7 @@ def resolve_retreats(
         else:
             i = idx[0]
             unit = state.dislodged[orders[i].province].unit
-            units[prov] = Unit(unit.power, unit.type, dest_of[i])
+            units[prov] = unit.at(dest_of[i])
             results[i] = OrderResult(orders[i], Result.SUCCEEDS)
     retreated = {orders[i].province for idx in targets.values() if len(idx) == 1 for i in idx}
     disbanded = [d.unit for p, d in sorted(state.dislodged.items()) if p not in retreated]

@@ -123,6 +123,13 @@ class Rules:
     # Fleets may move a second time after all first moves and their retreats (TwoPhase orders).
     fleets_move_twice = False
 
+    # Multiple units (Multiplicity): a power's armies and fleets may stand together in one space as
+    # one unit ('2A', 'A/F'), which fights with their combined strength, merges, splits, embarks
+    # armies on its fleets and lands them (gm/engine/multiple.py).
+    multiple_units = False
+    # Convoys cross one sea only (the A/F rules' fast ferry); farther, an army embarks.
+    convoy_one_sea = False
+
     def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
         """Direct passages for armies that a fleet in the sea they cross may deny (X orders):
         {the two land spaces: the sea}. None in standard Diplomacy."""

@@ -4,6 +4,7 @@ second move; nothing else moves. Orders for it are given with the first (TwoPhas
 wait in GameState.extra across a retreat phase. Pure."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from gm.engine.graph import Terrain
@@ -75,9 +76,7 @@ def eligible(variant: Variant, state: GameState, pairs: Sequence[TwoPhase], resu
 
 
 def _at(order: Order, location: str) -> Order:
-    if type(order) is Move:
-        return Move(order.power, UnitType.FLEET, location, order.dest)  # type: ignore[attr-defined]
-    return SupportMove(order.power, UnitType.FLEET, location, order.target, order.dest, order.target_type)  # type: ignore[attr-defined]
+    return replace(order, unit_type=UnitType.FLEET, location=location)
 
 
 def resolve(variant: Variant, state: GameState, pending: Sequence[Order]
@@ -90,22 +89,29 @@ def resolve(variant: Variant, state: GameState, pending: Sequence[Order]
     return shown, units, dislodged, contested
 
 
-def to_json(pending: Sequence[Order]) -> list[list[str]]:
-    out = []
+def to_json(pending: Sequence[Order]) -> list[list[object]]:
+    out: list[list[object]] = []
     for o in pending:
         if type(o) is Move:
-            out.append(["move", o.power, o.location, o.dest])  # type: ignore[attr-defined]
+            row: list[object] = ["move", o.power, o.location, o.dest]  # type: ignore[attr-defined]
         else:
             t = o.target_type.value if o.target_type else ""  # type: ignore[attr-defined]
-            out.append(["support", o.power, o.location, o.target, o.dest, t])  # type: ignore[attr-defined]
+            row = ["support", o.power, o.location, o.target, o.dest, t]  # type: ignore[attr-defined]
+        if o.part is not None or getattr(o, "merge", False):  # multiple units: which fleets, merging or not
+            row += [list(o.part) if o.part else None, bool(getattr(o, "merge", False))]
+        out.append(row)
     return out
 
 
 def from_json(data: object) -> list[Order]:
     out: list[Order] = []
     for row in data or ():  # type: ignore[attr-defined]
+        extended = len(row) == (6 if row[0] == "move" else 8)  # with the part and MERGE
+        part = tuple(row[-2]) if extended and row[-2] else None
+        merge = extended and bool(row[-1])
         if row[0] == "move":
-            out.append(Move(row[1], UnitType.FLEET, row[2], row[3]))
+            out.append(Move(row[1], UnitType.FLEET, row[2], row[3], merge=merge, part=part))
         else:
-            out.append(SupportMove(row[1], UnitType.FLEET, row[2], row[3], row[4], UnitType(row[5]) if row[5] else None))
+            out.append(SupportMove(row[1], UnitType.FLEET, row[2], row[3], row[4], UnitType(row[5]) if row[5] else None,
+                                   part=part))
     return out

@@ -60,6 +60,8 @@ ENGLAND = "England"
 class VariantRules(Rules):
     minors_ordered_by_points = False  # their controller orders them; the GM may too (ORDER)
     fleets_move_twice = True  # rule 6: a second move after all first moves and their retreats
+    multiple_units = True  # rule 7: Multiplicity II, with the A/F rules of rule 6
+    convoy_one_sea = True  # rule 6, Full Abstraction A/F: a convoy is a fast ferry across one sea
     _passages: Mapping[frozenset[str], str] | None = None
 
     # --- powers and control ---------------------------------------------------------------------

@@ -252,7 +252,8 @@ def test_banked_sps_keep_units_and_a_debt_costs_them() -> None:
     winter = start.with_(phase=start.phase.__class__(1802, Season.WINTER, PhaseKind.ADJUSTMENT))
     rich = winter.with_(extra={**winter.extra, SP_BANK: {"France": 7}})
     assert V.rules.unit_allowance(V, rich, "France", 4) == 6  # 7 SPs keep two more units
-    assert adjustment_counts(V, rich).get("France") is None  # no vacant home centre to build in
+    # Every centre is occupied, but a build may join the power's own unit there (rule 7).
+    assert adjustment_counts(V, rich)["France"] == 2
     poor = winter.with_(extra={**winter.extra, SP_BANK: {"Russia": -1}})
     assert adjustment_counts(V, poor)["Russia"] == -1  # a debt costs a unit
     assert V.rules.unit_allowance(V, rich, "France", 0) == 0  # no centre: no unit, whatever the bank

@@ -1,0 +1,416 @@
+"""Multiple units (Multiplicity II) and armies at sea aboard their fleets (the A/F rules), for
+variants whose rules switch them on (Rules.multiple_units). Pure.
+
+A unit may be several armies and fleets of one power in one space ('2A', '3F', 'A/F', 'A/2F').
+It holds, attacks and supports with the strength of the parts that can act there: in or into a
+sea only its fleets count, in or into an inland space only its armies, on a coast all of it.
+
+An order's unit names the part that carries it out: '2A BUR - MUN' or 'BUR - MUN' moves the whole
+2A, '1A BUR - MUN' one army of it (a split: the rest stays and holds); on an A/F, 'A' names its
+armies and 'F' its fleets (at sea the armies go with their fleets). A move with MERGE joins the
+power's unit in the space moved to, or its other units merging there, instead of standing them off;
+merging units count as supporting each other. An army boards its power's fleet in a sea next to it
+with E (a move into that sea): before the movement when the fleet is there already, with the
+move when the fleet arrives this turn. Armies aboard land on a coast of their sea by moving there
+(D). The variant's README says how each rule is read where the rule texts are silent.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from gm.engine.graph import Terrain
+from gm.engine.model import Dislodged, GameState, Unit, UnitType, designation, province_of
+from gm.engine.orders import Convoy, Move, Order, SupportHold, SupportMove
+from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
+from gm.engine.results import OrderResult, Result
+from gm.engine.variant import Variant
+
+SEA, LAND = Terrain.SEA, Terrain.LAND
+
+
+def acting_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] | str:
+    """The armies and fleets of `unit` that carry `order` out, or why the order names none."""
+    armies, fleets = unit.n_armies, unit.n_fleets
+    where = variant.map.name(unit.province)
+    if order.part is not None:
+        a, f = order.part
+        if a > armies or f > fleets:
+            return f"the unit in {where} is {unit.designation}: it has no {designation(a, f)} to order"
+        return order.part
+    kind = order.unit_type
+    if kind is None:
+        return armies, fleets
+    if kind is UnitType.ARMY:
+        if not armies:
+            return f"the unit in {where} is {'a fleet' if fleets == 1 else unit.designation}: it has no army"
+        return armies, 0
+    if not fleets:
+        return f"the unit in {where} is {'an army' if armies == 1 else unit.designation}: it has no fleet"
+    # At sea the armies go where their fleets go.
+    return (armies if variant.map.provinces[unit.province].terrain is SEA else 0), fleets
+
+
+def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
+    """What armies and fleets count for in or into `province`: fleets at sea, armies inland."""
+    terrain = variant.map.provinces[province].terrain
+    armies, fleets = part
+    return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
+
+
+def combine(power: str, location: str, parts: Sequence[tuple[int, int]]) -> Unit:
+    """One unit of the given parts at `location` (a fleet's coast when there are fleets)."""
+    return Unit.of(power, location, sum(a for a, _ in parts), sum(f for _, f in parts))
+
+
+def board(variant: Variant, state: GameState, orders: Sequence[Order]
+          ) -> tuple[GameState, list[Order], list[OrderResult]]:
+    """Embarkations onto fleets already in the sea, made before the movement (the A/F rules'
+    move sequence): they never fail. Returns the position with the armies aboard, the orders
+    left to resolve and the boarding orders' results."""
+    game_map = variant.map
+    units: dict[str, Unit] | None = None
+    left: list[Order] = []
+    results: list[OrderResult] = []
+    for order in orders:
+        if type(order) is not Move or game_map.provinces.get(province_of(order.dest)) is None \
+                or game_map.provinces[province_of(order.dest)].terrain is not SEA:
+            left.append(order)
+            continue
+        now = units if units is not None else state.units
+        unit, fleet = now.get(order.province), now.get(order.dest)
+        part = acting_part(variant, unit, order) if unit is not None and unit.power == order.power else None
+        if (type(part) is not tuple or part[1] or game_map.provinces[unit.province].terrain is SEA  # type: ignore[union-attr]
+                or fleet is None or fleet.power != order.power or not fleet.n_fleets
+                or order.dest not in game_map.sea_neighbours.get(order.province, ())):
+            left.append(order)  # not a boarding now: the movement judges it
+            continue
+        armies = part[0]  # type: ignore[index]
+        if fleet.armies + armies > fleet.count:
+            results.append(OrderResult(order, Result.VOID, f"the {fleet.designation} in {game_map.name(order.dest)} has no room: each army needs a fleet to carry it"))
+            continue
+        if units is None:
+            units = dict(state.units)
+        rest = unit.n_armies - armies  # type: ignore[union-attr]
+        if rest:
+            units[order.province] = Unit.of(order.power, unit.location, rest, unit.n_fleets)  # type: ignore[union-attr]
+        else:
+            del units[order.province]
+        units[order.dest] = Unit.of(order.power, fleet.location, fleet.armies + armies, fleet.count)
+        results.append(OrderResult(order, Result.SUCCEEDS, ""))
+    if units is None:
+        return state, left, results
+    return state.with_(units=units), left, results
+
+
+def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
+                     ) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
+    """A movement phase with multiple units: boardings first, then every move at once, then the
+    landings of armies whose fleets carried them this turn to the sea they land from."""
+    state, orders, boarded = board(variant, state, orders)
+    orders, landings = _landings(variant, state, orders)
+    movement = MultiMovement(variant, state, orders)
+    results, after, dislodged = movement.outcome_report()
+    contested = movement.contested(after) if dislodged else frozenset()
+    if landings:
+        ready, refused = [], []
+        for order in landings:
+            carrier = after.get(order.province)
+            if carrier is not None and carrier.power == order.power and carrier.n_armies and order.province not in dislodged:
+                ready.append(order)
+            else:
+                refused.append(OrderResult(order, Result.FAILS, f"no fleet carried the army to {variant.map.name(order.province)}"))
+        if ready:
+            # The armies land after the fleets have moved: every other unit stays and holds.
+            moved = GameState(state.phase, after, state.supply_centres, state.home_centres, {}, frozenset(), state.extra)
+            landing = MultiMovement(variant, moved, ready)
+            landed, after, more = landing.outcome_report()
+            results += landed
+            if more:
+                dislodged = {**dislodged, **more}
+                contested = contested | landing.contested(after)
+        results += refused
+    return results + boarded, after, dislodged, contested
+
+
+def _landings(variant: Variant, state: GameState, orders: Sequence[Order]) -> tuple[list[Order], list[Order]]:
+    """The orders to resolve at once, and the landings from a sea the power's fleets reach this
+    turn ('A TUN E BOT', 'F BOT - ION', 'A ION D BAL': the rule's own example)."""
+    arriving = {(o.power, province_of(o.dest)) for o in orders if type(o) is Move and o.unit_type is not UnitType.ARMY}
+    seas = variant.map.seas
+    landings = [o for o in orders if type(o) is Move and o.province in seas and (o.power, o.province) in arriving
+                and o.unit_type is UnitType.ARMY
+                and ((u := state.units.get(o.province)) is None or u.power != o.power)]
+    if not landings:
+        return list(orders), []
+    return [o for o in orders if o not in landings], landings
+
+
+class MultiMovement(Movement):
+    """A movement phase with multiple units: weights instead of ones, merges, splits, landings."""
+
+    FAST_MOVES = False
+    __slots__ = ("part", "weight", "rest", "group", "embarks", "hold_weight")
+
+    def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
+        self.part: dict[int, tuple[int, int]] = {}  # order -> the part of its unit that acts
+        self.weight: dict[int, int] = {}  # move or support -> its unit's strength into the space
+        self.rest: dict[str, tuple[int, int]] = {}  # province -> what stays when a part moves out
+        self.group: dict[int, list[int]] = {}  # merging move -> every move of its merge
+        self.embarks: set[int] = set()  # armies boarding a fleet that arrives this turn
+        super().__init__(variant, state, orders)
+
+    # ------------------------------------------------------------------ validation
+    def _assign(self) -> None:
+        units, order_of, given, variant = self.units, self.order_of, self.given, self.variant
+        for i, order in enumerate(self.orders):
+            if not isinstance(order, MOVEMENT_ORDERS):
+                self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
+                continue
+            prov = order.province
+            unit = units.get(prov)
+            if unit is None or unit.power != order.power:
+                self._void(i, unit_for(self.map, self.state, order)[1])
+                continue
+            part = acting_part(variant, unit, order)
+            if type(part) is str:
+                self._void(i, part)
+                continue
+            earlier = order_of.get(prov)
+            if earlier is not None:
+                self._void(earlier, "replaced by a later order for the same unit")
+            self.part[i] = part  # type: ignore[assignment]
+            order_of[prov] = i
+            given[prov] = order
+
+    def _validate(self) -> None:
+        super()._validate()
+        units, orders, part = self.units, self.orders, self.part
+        for i, prov in self.src.items():
+            self.weight[i] = strength_in(self.variant, part[i], self.dst[i])  # type: ignore[arg-type]
+            unit = units[prov]
+            left = (unit.n_armies - part[i][0], unit.n_fleets - part[i][1])
+            if left[0] or left[1]:
+                self.rest[prov] = left
+        for i in self.supports:
+            order = orders[i]
+            into = province_of(order.dest) if type(order) is SupportMove else order.target  # type: ignore[attr-defined]
+            self.weight[i] = self._reach(units[order.province], part[i], into)
+        self.hold_weight = {p: strength_in(self.variant, (u.n_armies, u.n_fleets), p) for p, u in units.items()}
+        # Merges: every move of a power into a space where one of its moves says MERGE.
+        by_dest: dict[tuple[str, str], list[int]] = {}
+        for i in self.src:
+            by_dest.setdefault((orders[i].power, self.dst[i]), []).append(i)  # type: ignore[arg-type]
+        for members in by_dest.values():
+            if any(orders[i].merge for i in members):  # type: ignore[attr-defined]
+                for i in members:
+                    self.group[i] = members
+        for i in list(self.embarks):
+            carriers = [j for j in self.group.get(i, ()) if part[j][1]]
+            if not carriers:
+                self._drop_move(i, f"no fleet of {orders[i].power} is in or moving to {self.map.name(self.dst[i])} to carry the army")  # type: ignore[arg-type]
+
+    def _drop_move(self, i: int, reason: str) -> None:
+        """Void a move found wrong once the moves are known."""
+        prov = self.src.pop(i)
+        self.move_from.pop(prov, None)
+        self.moves_to[self.dst[i]].remove(i)  # type: ignore[index]
+        self.embarks.discard(i)
+        self.opponent.pop(i, None)
+        self._void(i, reason, still_given=True)
+
+    def _reach(self, unit: Unit, part: tuple[int, int], province: str) -> int:
+        """The strength `part` of `unit` can lend in `province` (0: it cannot reach it)."""
+        game_map = self.map
+        armies, fleets = part
+        terrain = game_map.provinces[province].terrain
+        here = game_map.provinces[unit.province].terrain
+        strength = 0
+        if armies and here is not SEA and terrain is not SEA and province in game_map.army.get(unit.province, ()):
+            strength += armies
+        if fleets and terrain is not LAND and province in game_map.fleet_provinces.get(unit.location, ()):
+            strength += fleets
+        return strength
+
+    def _reaches(self, unit: Unit, prov: str) -> bool:
+        return self._reach(unit, (unit.n_armies, unit.n_fleets), prov) > 0
+
+    def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:  # type: ignore[override]
+        part = acting_part(self.variant, unit, order)
+        return super()._check_support(Unit.of(unit.power, unit.location, *part), order)  # type: ignore[misc]
+
+    def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
+        why = super()._check_convoy_shape(fleet, order)
+        army = self.units.get(order.target)
+        if not why and army is not None and army.count > fleet.count:
+            return f"the {fleet.designation} in {self.map.name(fleet.location)} cannot carry {army.designation}: each army needs a fleet"
+        return why
+
+    def _check_move(self, i: int, unit: Unit, order: Move, blocked: Mapping[tuple[str, str], str]) -> str:
+        game_map = self.map
+        armies, fleets = self.part[i]
+        dest = province_of(order.dest)
+        if dest not in game_map.provinces:
+            return f"{dest} is not a province"
+        name = game_map.name
+        at_sea = game_map.provinces[unit.province].terrain is SEA
+        to_sea = game_map.provinces[dest].terrain is SEA
+        if fleets:
+            if to_sea and armies > fleets:
+                return f"{designation(armies, fleets)} cannot go to sea: each army needs a fleet to carry it"
+            if at_sea and unit.n_armies - armies > unit.n_fleets - fleets:
+                return f"the armies in {name(unit.location)} would be left at sea without fleets to carry them"
+            return super()._check_move(i, Unit.of(unit.power, unit.location, armies, fleets), order, blocked)
+        if at_sea:  # armies aboard land on a coast of their sea
+            if game_map.provinces[dest].terrain is not Terrain.COAST or dest not in game_map.fleet_provinces.get(unit.location, ()):
+                return f"armies aboard in {name(unit.location)} land only on a coast of that sea"
+            self.dst[i] = self.dest_loc[i] = dest
+            return ""
+        if to_sea:  # boarding a fleet that arrives this turn (one already there was boarded before)
+            if dest not in game_map.sea_neighbours.get(unit.province, ()):
+                return f"no army can reach {name(dest)} from {name(unit.province)}"
+            if not order.merge:
+                return f"an army goes to sea only aboard a fleet of its power: E {name(dest)}"
+            self.dst[i] = self.dest_loc[i] = dest
+            self.embarks.add(i)
+            return ""
+        why = super()._check_move(i, Unit.of(unit.power, unit.location, armies, 0), order, blocked)
+        if not why and i in self.convoyed and self.variant.rules.convoy_one_sea and not self._one_sea(i):
+            self.convoyed.discard(i)
+            self.route.pop(i, None)
+            self.dst[i] = self.dest_loc[i] = None
+            return f"a convoy crosses one sea only (the fast ferry): to go farther, the army embarks (E) on a fleet of its power"
+        return why
+
+    def _one_sea(self, i: int) -> bool:
+        near = self.map.sea_neighbours
+        here, there = self.orders[i].province, province_of(self.orders[i].dest)  # type: ignore[attr-defined]
+        return any(here in near[f] and there in near[f] for f in self.route[i])
+
+    # ------------------------------------------------------------------ strength
+    def _support_count(self, supports: list[int], exclude_power: str | None = None) -> int:
+        n = 0
+        orders, weight = self.orders, self.weight
+        for s in supports:
+            if exclude_power is not None and orders[s].power == exclude_power:
+                continue
+            if self.resolve(s):
+                n += weight[s]
+        return n
+
+    def _in_play(self, j: int) -> bool:
+        """Does move j set out (its convoy holds, its passage is open)?"""
+        if j in self.convoyed and not self.path(j):
+            return False
+        return not (j in self.denied_by and self.denied(j))
+
+    def _force(self, i: int, exclude_power: str | None = None) -> int:
+        """The strength of move i with the rest of its merge, and their supports."""
+        total = 0
+        for j in self.group.get(i, (i,)):
+            if j == i or self._in_play(j):
+                total += self.weight[j] + self._support_count(self.move_supports[j], exclude_power)
+        return total
+
+    def _joins(self, i: int) -> bool:
+        """Does merging move i join its power's unit in the space it moves to?"""
+        unit = self.units.get(self.dst[i])  # type: ignore[arg-type]
+        return unit is not None and unit.power == self.orders[i].power and i in self.group
+
+    def attack_strength(self, i: int) -> int:
+        if not self._in_play(i):
+            return 0
+        dest = self.dst[i]
+        defender = self.units.get(dest)  # type: ignore[arg-type]
+        if defender is not None:
+            j = self.move_from.get(dest)  # type: ignore[arg-type]
+            if j is None or dest in self.rest or self.opponent.get(i) == j or not self.resolve(j):
+                if defender.power == self.orders[i].power:
+                    return self._force(i) if i in self.group else 0
+                return self._force(i, defender.power)
+        return self._force(i)
+
+    def hold_strength(self, prov: str) -> int:
+        if prov not in self.units:
+            return 0
+        j = self.move_from.get(prov)
+        if j is not None:
+            if not self.resolve(j):
+                return self.hold_weight[prov]
+            rest = self.rest.get(prov)
+            return strength_in(self.variant, rest, prov) if rest else 0
+        supports = self.hold_supports.get(prov)
+        return self.hold_weight[prov] + (self._support_count(supports) if supports else 0)
+
+    def prevent_strength(self, j: int) -> int:
+        if not self._in_play(j):
+            return 0
+        k = self.opponent.get(j)
+        if k is not None and self.resolve(k):
+            return 0
+        return self._force(j)
+
+    def _decide_move(self, i: int) -> bool:
+        if i in self.sorties:
+            return FAILS
+        if i in self.embarks:  # the army boards if a fleet of its merge gets there
+            return any(self.resolve(j) for j in self.group[i] if j != i and self.part[j][1])
+        attack = self.attack_strength(i)
+        if attack == 0:
+            return FAILS
+        k = self.opponent.get(i)
+        if k is not None and k in self.denied_by and self.denied(k):
+            k = None
+        if k is not None:
+            if attack <= self._force(k):
+                return FAILS
+        elif not self._joins(i) and attack <= self.hold_strength(self.dst[i]):  # type: ignore[arg-type]
+            return FAILS
+        mine = self.group.get(i, ())
+        for j in self.moves_to[self.dst[i]]:  # type: ignore[index]
+            if j != i and j not in mine and attack <= self.prevent_strength(j):
+                return FAILS
+        return SUCCEEDS
+
+    def _decide_blockade(self, i: int) -> bool:
+        """A blockade of n fleets is cut only by attacks of n fleets' strength or more, from
+        anywhere but the centre blockaded (Napoleonic Wars, rule 8)."""
+        order = self.orders[i]
+        attack = 0
+        for j in self.moves_to.get(order.province, ()):
+            if self.orders[j].power == order.power or self.src[j] == order.target:  # type: ignore[attr-defined]
+                continue
+            if self._in_play(j):
+                attack += self.weight[j]
+        return FAILS if attack >= self.part[i][1] else SUCCEEDS
+
+    # ------------------------------------------------------------------ results
+    def _units_after(self, results: list[OrderResult]) -> tuple[dict[str, Unit], dict[str, Dislodged]]:
+        units, src, dst, dest_loc = self.units, self.src, self.dst, self.dest_loc
+        after = dict(units)
+        moved = [i for i in src if self.resolved[i]]
+        arriving: dict[str, list[int]] = {}
+        for i in moved:
+            prov = src[i]
+            rest = self.rest.get(prov)
+            if rest:
+                unit = units[prov]
+                after[prov] = Unit.of(unit.power, unit.location if rest[1] else prov, *rest)
+            else:
+                del after[prov]
+            arriving.setdefault(dst[i], []).append(i)  # type: ignore[arg-type]
+        dislodged: dict[str, Dislodged] = {}
+        for prov, movers in arriving.items():
+            power = self.orders[movers[0]].power
+            parts = [self.part[i] for i in movers]
+            location = next((dest_loc[i] for i in movers if self.part[i][1]), prov)
+            stayed = after.get(prov)
+            if stayed is not None:
+                if stayed.power == power:  # a merge joins the unit there
+                    parts.append((stayed.n_armies, stayed.n_fleets))
+                    if stayed.n_fleets:
+                        location = stayed.location
+                else:
+                    self._dislodge(prov, stayed, movers[0], results, dislodged)
+            after[prov] = combine(power, location, parts)  # type: ignore[arg-type]
+        return after, dislodged
+
