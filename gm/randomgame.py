@@ -22,7 +22,10 @@ cut supports, dislodgements and retreats:
   with Supply Points banked now and then converts some to IPs or lends some;
 * fleets in a sea that a direct passage crosses deny it (X) now and then, and fleets at sea
   blockade a coastal home centre next to them where the rules allow (B); where fleets move
-  twice, a fleet now and then has a second move or supports another fleet's.
+  twice, a fleet now and then has a second move or supports another fleet's;
+* where the rules allow multiple units: moves that MERGE where the power's units meet, parts of
+  multiple units split off, armies board their fleets next to them (E) and armies aboard land
+  (D), builds join the power's own unit, removals take an army or a fleet off a multiple unit.
 
 Pure apart from the random.Random(seed): the same variant, seed and years give the same game.
 The game stops after `years` game years or (unless told to play on) when the adjudication names a
@@ -57,6 +60,9 @@ P_BACK, P_DENY = 0.2, 0.5  # a bid backs another power's; a fleet in a passage's
 P_SUPPLY = 0.3  # a power with Supply Points banked converts some, or lends some
 P_BLOCKADE = 0.3  # a fleet at sea next to another power's coastal home centre blockades it
 P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or supports one)
+# Multiple units: a move merges where the power's units meet; a multiple unit splits a part off;
+# an army boards its fleet next to it; armies aboard land; a build joins the power's unit.
+P_MERGE, P_SPLIT, P_EMBARK, P_LAND, P_JOIN = 0.6, 0.3, 0.5, 0.5, 0.3
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -165,6 +171,8 @@ class RandomPlayers:
                            if not self.rules.blockade_refusal(self.v, state, Blockade(u.power, u.type, u.location, t))]
                 if targets:
                     out[prov] = Blockade(u.power, u.type, u.location, rng.choice(targets))
+        if self.rules.multiple_units:
+            self._multiple(state, out)
         if self.rules.fleets_move_twice:
             self._second_moves(state, out)
         orders = [self._as_commander(state, out[p]) for p in sorted(out)]
@@ -225,6 +233,36 @@ class RandomPlayers:
             chain.append(s)
             s = parent[s]
         return chain, dest
+
+    def _multiple(self, state: GameState, out: dict[str, Order]) -> None:
+        """Multiple units: moves that merge with the power's unit or units where they go, parts of
+        multiple units that split off, armies that board a fleet of theirs next to them, and
+        armies aboard that land."""
+        rng, gmap, units = self.rng, self.map, state.units
+        going: dict[tuple[str, str], int] = {}
+        for o in out.values():
+            if type(o) is Move:
+                key = (o.power, province_of(o.dest))
+                going[key] = going.get(key, 0) + 1
+        for prov in sorted(out):
+            o, u = out[prov], units[prov]
+            if type(o) is Move:
+                there = units.get(province_of(o.dest))
+                if ((there is not None and there.power == u.power) or going[(o.power, province_of(o.dest))] > 1) \
+                        and rng.random() < P_MERGE:
+                    o = out[prov] = replace(o, merge=True)
+                if not u.single and u.n_armies + u.n_fleets > 1 and rng.random() < P_SPLIT:
+                    part = (1, 0) if u.n_armies and (not u.n_fleets or rng.random() < 0.5) else (0, 1)
+                    out[prov] = replace(o, unit_type=UnitType.ARMY if part[0] else UnitType.FLEET, part=part)
+            if u.n_armies and gmap.is_sea(prov) and rng.random() < P_LAND:
+                coasts = sorted(p for p in gmap.fleet_provinces[u.location] if gmap.provinces[p].terrain is Terrain.COAST)
+                if coasts:
+                    out[prov] = Move(u.power, UnitType.ARMY, u.location, rng.choice(coasts))
+            elif u.type is UnitType.ARMY and not gmap.is_sea(prov) and rng.random() < P_EMBARK:
+                ships = sorted(p for p in gmap.sea_neighbours.get(prov, ())
+                               if (f := units.get(p)) is not None and f.power == u.power and f.armies + u.count <= f.count)
+                if ships:
+                    out[prov] = Move(u.power, UnitType.ARMY, prov, rng.choice(ships), merge=True)
 
     def _second_moves(self, state: GameState, out: dict[str, Order]) -> None:
         """Now and then a fleet's second move (into a sea next to where its first order leaves
@@ -343,15 +381,20 @@ class RandomPlayers:
                 unchosen = set(choices[power]) - {chosen}
             due = counts.get(power, 0)
             if due < 0:
-                mine = sorted(state.units_of(power), key=lambda u: u.province)
+                # one removal for each army and fleet: a multiple unit may lose several
+                mine = sorted((u for u in state.units_of(power) for _ in range(u.size)), key=lambda u: u.province)
                 n = -due - (1 if rng.random() < P_SHORT else 0)
-                out += [Disband(by, u.type, u.location) for u in rng.sample(mine, n)]
+                out += [Disband(by, UnitType.ARMY if u.n_armies and not (u.n_fleets and rng.random() < 0.5) else UnitType.FLEET,
+                                u.location) for u in rng.sample(mine, n)]
             built: list[str] = []
             for _ in range(max(due, 0)):
                 if rng.random() < P_WAIVE:
                     out.append(waive(by))
                     continue
-                sites = self.rules.build_sites(v, state, power, built) - set(state.units) - set(built) - unchosen
+                occupied = set(state.units)
+                if self.rules.multiple_units and rng.random() < P_JOIN:  # a build joins the power's own unit
+                    occupied = {p for p in occupied if state.units[p].power != power}
+                sites = self.rules.build_sites(v, state, power, built) - occupied - set(built) - unchosen
                 if not sites:
                     break
                 site = rng.choice(sorted(sites))

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
-from gm.engine import second
+from gm.engine import multiple, second
 from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Order, TwoPhase
 from gm.engine.resolve import resolve_movement
@@ -142,6 +142,9 @@ def _after_turn(
 ) -> Adjudication:
     """A Spring or Fall turn is over: after Fall, centres change hands and winter may follow."""
     year, season = state.phase.year, state.phase.season
+    if variant.rules.rations:
+        units, starved = multiple.ration(variant, units, variant.rules.rations)
+        disbanded = disbanded + starved
     if season is Season.SPRING:
         nxt = variant.rules.after_spring(variant, state, _next(state, Phase(year, Season.FALL, PhaseKind.MOVEMENT), units))
         return Adjudication(state.phase, results, nxt.units, dislodged, nxt, disbanded=disbanded)
@@ -178,4 +181,5 @@ def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
 
 
 def _needs_partner(reason: str) -> bool:
-    return " is not moving to " in reason or " is moving, not holding" in reason or "without a convoy" in reason
+    return (" is not moving to " in reason or " is moving, not holding" in reason or "without a convoy" in reason
+            or " to carry the army" in reason or reason.startswith("no fleet carried the army"))

@@ -85,6 +85,8 @@ def resolve_adjustments(
                 results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {name(order.province)} to remove"))
             elif type(part) is str:
                 results.append(OrderResult(order, Result.VOID, part))
+            elif variant.map.is_sea(unit.province) and unit.n_armies - part[0] > unit.n_fleets - part[1]:  # type: ignore[index]
+                results.append(OrderResult(order, Result.VOID, f"the armies aboard in {name(unit.province)} would be left without fleets to carry them: remove an army first, or the whole unit"))
             elif removed_for.get(power, 0) + sum(part) > -due:  # type: ignore[arg-type]
                 results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"
                                            if removed_for.get(power, 0) >= -due else
@@ -93,7 +95,7 @@ def resolve_adjustments(
                 removed_for[power] = removed_for.get(power, 0) + sum(part)  # type: ignore[arg-type]
                 left = (unit.n_armies - part[0], unit.n_fleets - part[1])  # type: ignore[index]
                 if any(left):
-                    units[order.province] = Unit.of(power, unit.location if left[1] else unit.province, *left)
+                    units[order.province] = Unit.of(power, unit.location if left[1] else unit.province, *left, unit.at_sea)
                 else:
                     del units[order.province]
                 results.append(OrderResult(order, Result.SUCCEEDS))
@@ -107,8 +109,8 @@ def resolve_adjustments(
             if any(not u.single for u in mine):
                 mine = [p for u in mine for p in _singles(u)]  # a multiple unit loses a part at a time
             for unit in civil_disorder_removals(variant, state, mine, missing):
-                units = _without(units, unit)
-                disbanded.append(unit)
+                units, removed = _without(units, unit, variant.map.is_sea(unit.province))
+                disbanded.append(removed)
     return results, units, disbanded
 
 
@@ -119,7 +121,7 @@ def _built(there: Unit | None, order: Build) -> Unit:
         return Unit(order.power, kind, order.location)  # type: ignore[arg-type]
     armies = there.n_armies + (kind is UnitType.ARMY)
     fleets = there.n_fleets + (kind is UnitType.FLEET)
-    return Unit.of(order.power, order.location if kind is UnitType.FLEET else there.location, armies, fleets)
+    return Unit.of(order.power, order.location if kind is UnitType.FLEET else there.location, armies, fleets, there.at_sea)
 
 
 def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] | str:
@@ -139,16 +141,19 @@ def _singles(unit: Unit) -> list[Unit]:
         [Unit(unit.power, UnitType.ARMY, unit.location)] * unit.n_armies
 
 
-def _without(units: dict[str, Unit], single: Unit) -> dict[str, Unit]:
-    """`units` with one army or fleet taken from the unit at `single`'s province."""
+def _without(units: dict[str, Unit], single: Unit, at_sea: bool) -> tuple[dict[str, Unit], Unit]:
+    """`units` with one army or fleet taken from the unit at `single`'s province, and the army
+    or fleet taken."""
     unit = units[single.province]
     if unit.single:
         del units[single.province]
-        return units
-    armies = unit.n_armies - (single.type is UnitType.ARMY)
-    fleets = unit.n_fleets - (single.type is UnitType.FLEET)
-    units[single.province] = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets)
-    return units
+        return units, unit
+    # no army is left at sea without a fleet to carry it: there an army goes first
+    army = single.type is UnitType.ARMY or (at_sea and unit.n_armies > unit.n_fleets - 1)
+    armies = unit.n_armies - army
+    fleets = unit.n_fleets - (not army)
+    units[single.province] = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets, unit.at_sea)
+    return units, Unit(unit.power, UnitType.ARMY, unit.province) if army else Unit(unit.power, UnitType.FLEET, unit.location)
 
 
 def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sites: set[str], order: Build) -> str:

@@ -47,9 +47,9 @@ class Unit:
     ('2A', `count` 2) or fleets with armies aboard or beside them ('A/F': a fleet unit with
     `armies` 1). Everywhere else `count` is 1 and `armies` 0."""
 
-    __slots__ = ("power", "type", "location", "province", "count", "armies")
+    __slots__ = ("power", "type", "location", "province", "count", "armies", "at_sea")
 
-    def __init__(self, power: str, type: UnitType, location: str, count: int = 1, armies: int = 0):
+    def __init__(self, power: str, type: UnitType, location: str, count: int = 1, armies: int = 0, at_sea: int = 0):
         self.power = power
         self.type = type
         self.location = location  # canonical upper case, 'STP/NC' for a fleet on a coast
@@ -57,12 +57,14 @@ class Unit:
         self.province = location if slash < 0 else location[:slash]  # 'STP'
         self.count = count  # armies of an army unit, fleets of a fleet unit
         self.armies = armies  # armies with a fleet unit's fleets (always 0 for an army unit)
+        # Turns in a row its armies have ended at sea aboard its fleets (the A/F rules' rations).
+        self.at_sea = at_sea
 
     @staticmethod
-    def of(power: str, location: str, armies: int, fleets: int) -> Unit:
+    def of(power: str, location: str, armies: int, fleets: int, at_sea: int = 0) -> Unit:
         """The unit of `armies` armies and `fleets` fleets (at least one of either)."""
         if fleets:
-            return Unit(power, UnitType.FLEET, location, fleets, armies)
+            return Unit(power, UnitType.FLEET, location, fleets, armies, at_sea if armies else 0)
         return Unit(power, UnitType.ARMY, location, armies)
 
     @property
@@ -84,10 +86,10 @@ class Unit:
 
     def at(self, location: str) -> Unit:
         """The same unit standing at `location`."""
-        return Unit(self.power, self.type, location, self.count, self.armies)
+        return Unit(self.power, self.type, location, self.count, self.armies, self.at_sea)
 
-    def _key(self) -> tuple[str, UnitType, str, int, int]:
-        return (self.power, self.type, self.location, self.count, self.armies)
+    def _key(self) -> tuple[str, UnitType, str, int, int, int]:
+        return (self.power, self.type, self.location, self.count, self.armies, self.at_sea)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Unit) and self._key() == other._key()
@@ -98,7 +100,7 @@ class Unit:
     def __repr__(self) -> str:
         if self.single:
             return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
-        return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, {self.count}, {self.armies})"
+        return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, {self.count}, {self.armies}, {self.at_sea})"
 
     def __str__(self) -> str:
         return f"{self.designation} {self.location}"

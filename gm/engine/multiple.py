@@ -35,19 +35,25 @@ def acting_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] |
     if order.part is not None:
         a, f = order.part
         if a > armies or f > fleets:
-            return f"the unit in {where} is {unit.designation}: it has no {designation(a, f)} to order"
+            return f"the unit in {where} is {_described(unit)}, not {designation(a, f)}"
         return order.part
     kind = order.unit_type
     if kind is None:
         return armies, fleets
     if kind is UnitType.ARMY:
         if not armies:
-            return f"the unit in {where} is {'a fleet' if fleets == 1 else unit.designation}: it has no army"
+            return f"the unit in {where} is {_described(unit)}: it has no army"
         return armies, 0
     if not fleets:
-        return f"the unit in {where} is {'an army' if armies == 1 else unit.designation}: it has no fleet"
+        return f"the unit in {where} is {_described(unit)}: it has no fleet"
     # At sea the armies go where their fleets go.
     return (armies if variant.map.provinces[unit.province].terrain is SEA else 0), fleets
+
+
+def _described(unit: Unit) -> str:
+    if unit.single:
+        return "an army" if unit.type is UnitType.ARMY else "a fleet"
+    return unit.designation
 
 
 def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
@@ -57,9 +63,10 @@ def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
     return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
 
 
-def combine(power: str, location: str, parts: Sequence[tuple[int, int]]) -> Unit:
-    """One unit of the given parts at `location` (a fleet's coast when there are fleets)."""
-    return Unit.of(power, location, sum(a for a, _ in parts), sum(f for _, f in parts))
+def combine(power: str, location: str, parts: Sequence[tuple[int, int]], at_sea: int = 0) -> Unit:
+    """One unit of the given parts at `location` (a fleet's coast when there are fleets); its
+    armies have been at sea as long as the longest at sea among them."""
+    return Unit.of(power, location, sum(a for a, _ in parts), sum(f for _, f in parts), at_sea)
 
 
 def board(variant: Variant, state: GameState, orders: Sequence[Order]
@@ -92,10 +99,10 @@ def board(variant: Variant, state: GameState, orders: Sequence[Order]
             units = dict(state.units)
         rest = unit.n_armies - armies  # type: ignore[union-attr]
         if rest:
-            units[order.province] = Unit.of(order.power, unit.location, rest, unit.n_fleets)  # type: ignore[union-attr]
+            units[order.province] = Unit.of(order.power, unit.location, rest, unit.n_fleets, unit.at_sea)  # type: ignore[union-attr]
         else:
             del units[order.province]
-        units[order.dest] = Unit.of(order.power, fleet.location, fleet.armies + armies, fleet.count)
+        units[order.dest] = Unit.of(order.power, fleet.location, fleet.armies + armies, fleet.count, fleet.at_sea)
         results.append(OrderResult(order, Result.SUCCEEDS, ""))
     if units is None:
         return state, left, results
@@ -118,7 +125,7 @@ def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
             if carrier is not None and carrier.power == order.power and carrier.n_armies and order.province not in dislodged:
                 ready.append(order)
             else:
-                refused.append(OrderResult(order, Result.FAILS, f"no fleet carried the army to {variant.map.name(order.province)}"))
+                refused.append(OrderResult(order, Result.VOID, f"no fleet carried the army to {variant.map.name(order.province)}"))
         if ready:
             # The armies land after the fleets have moved: every other unit stays and holds.
             moved = GameState(state.phase, after, state.supply_centres, state.home_centres, {}, frozenset(), state.extra)
@@ -135,10 +142,9 @@ def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
 def _landings(variant: Variant, state: GameState, orders: Sequence[Order]) -> tuple[list[Order], list[Order]]:
     """The orders to resolve at once, and the landings from a sea the power's fleets reach this
     turn ('A TUN E BOT', 'F BOT - ION', 'A ION D BAL': the rule's own example)."""
-    arriving = {(o.power, province_of(o.dest)) for o in orders if type(o) is Move and o.unit_type is not UnitType.ARMY}
     seas = variant.map.seas
-    landings = [o for o in orders if type(o) is Move and o.province in seas and (o.power, o.province) in arriving
-                and o.unit_type is UnitType.ARMY
+    # An army's move from a sea where its power has no unit yet: it lands once a fleet gets there.
+    landings = [o for o in orders if type(o) is Move and o.province in seas and o.unit_type is UnitType.ARMY
                 and ((u := state.units.get(o.province)) is None or u.power != o.power)]
     if not landings:
         return list(orders), []
@@ -207,7 +213,7 @@ class MultiMovement(Movement):
         for i in list(self.embarks):
             carriers = [j for j in self.group.get(i, ()) if part[j][1]]
             if not carriers:
-                self._drop_move(i, f"no fleet of {orders[i].power} is in or moving to {self.map.name(self.dst[i])} to carry the army")  # type: ignore[arg-type]
+                self._drop_move(i, f"no fleet of {orders[i].power} is in {self.map.name(self.dst[i])} or gets there with its first move, to carry the army")  # type: ignore[arg-type]
 
     def _drop_move(self, i: int, reason: str) -> None:
         """Void a move found wrong once the moves are known."""
@@ -394,7 +400,7 @@ class MultiMovement(Movement):
             rest = self.rest.get(prov)
             if rest:
                 unit = units[prov]
-                after[prov] = Unit.of(unit.power, unit.location if rest[1] else prov, *rest)
+                after[prov] = Unit.of(unit.power, unit.location if rest[1] else prov, *rest, unit.at_sea)
             else:
                 del after[prov]
             arriving.setdefault(dst[i], []).append(i)  # type: ignore[arg-type]
@@ -403,14 +409,40 @@ class MultiMovement(Movement):
             power = self.orders[movers[0]].power
             parts = [self.part[i] for i in movers]
             location = next((dest_loc[i] for i in movers if self.part[i][1]), prov)
+            at_sea = max(units[src[i]].at_sea for i in movers)
             stayed = after.get(prov)
             if stayed is not None:
                 if stayed.power == power:  # a merge joins the unit there
                     parts.append((stayed.n_armies, stayed.n_fleets))
+                    at_sea = max(at_sea, stayed.at_sea)
                     if stayed.n_fleets:
                         location = stayed.location
                 else:
                     self._dislodge(prov, stayed, movers[0], results, dislodged)
-            after[prov] = combine(power, location, parts)  # type: ignore[arg-type]
+            after[prov] = combine(power, location, parts, at_sea)  # type: ignore[arg-type]
         return after, dislodged
 
+
+
+def ration(variant: Variant, units: dict[str, Unit], turns: int) -> tuple[dict[str, Unit], list[Unit]]:
+    """A turn is over: armies aboard at sea have been there one turn more, and those at sea for
+    `turns` turns in a row starve (the A/F rules: an A/F stays intact at most three moves, and
+    an army not landed by the end of its fourth is removed); their fleets sail on. Returns the
+    units and the armies removed."""
+    seas = variant.map.seas
+    out = units
+    starved: list[Unit] = []
+    for prov, unit in units.items():
+        aboard = unit.armies and prov in seas
+        if not aboard and not unit.at_sea:
+            continue
+        if out is units:
+            out = dict(units)
+        if not aboard:
+            out[prov] = Unit.of(unit.power, unit.location, unit.n_armies, unit.n_fleets)
+        elif unit.at_sea + 1 >= turns:
+            out[prov] = Unit(unit.power, UnitType.FLEET, unit.location, unit.count)
+            starved.append(Unit.of(unit.power, prov, unit.armies, 0))
+        else:
+            out[prov] = Unit(unit.power, unit.type, unit.location, unit.count, unit.armies, unit.at_sea + 1)
+    return out, starved

@@ -272,6 +272,7 @@ class _Parser:
         self.made: list[int] = []  # how many alternatives each choice point met offered
         self.loose = loose  # may names be misspelt or cut short?
         self.multiple = variant.rules.multiple_units  # are MERGE, E and D (landing) order words?
+        self.title = variant.title
 
     def choose(self, alternatives: int) -> int:
         k = len(self.made)
@@ -523,6 +524,8 @@ class _Parser:
         self.pos += 1
         if key in HOLD:
             return raw
+        if key in MERGE and not self.multiple:
+            raise _Fail(f"{self.title} has no multiple units: no unit merges")
         if self.multiple and (key in MERGE or key in EMBARK or ((key in LAND_FROM_SEA or key == "d") and self.peek() is not None)):
             # 'A Mar merge Bur', 'A Wal E ENG' (also 'E F BOT - ION', the fleet's move written
             # beside it), 'A ION D Bal': moves that merge, board a fleet or land from one.
@@ -546,7 +549,9 @@ class _Parser:
                 raw.route += (raw.dest,)
                 raw.dest, raw.via_convoy = self.location("destination"), True
             raw.via_convoy = self.via() or raw.via_convoy
-            raw.merge = self.multiple and self.take(MERGE)
+            raw.merge = self.take(MERGE)
+            if raw.merge and not self.multiple:
+                raise _Fail(f"{self.title} has no multiple units: no unit merges")
             return raw
         if key in SUPPORT:
             raw.kind = "support"

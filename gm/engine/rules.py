@@ -129,6 +129,9 @@ class Rules:
     multiple_units = False
     # Convoys cross one sea only (the A/F rules' fast ferry); farther, an army embarks.
     convoy_one_sea = False
+    # Armies aboard at sea at the end of this many turns in a row starve (the A/F rules' rations);
+    # None: they may stay at sea for ever.
+    rations: int | None = None
 
     def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
         """Direct passages for armies that a fleet in the sea they cross may deny (X orders):

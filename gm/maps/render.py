@@ -68,13 +68,14 @@ class Scene:
 
 
 SECOND_MOVE = " (second move)"  # how gm.engine.orders.SecondPhase ends
-_UNIT = r"(?P<t>[AF]) (?P<u>[A-Z0-9]+(?:/[A-Z]+)?)"
+_KIND = r"\d{0,2}[AF](?:/\d{0,2}[AF])?"  # 'A', 'F', and multiple units: '2A', 'A/F', '1F'
+_UNIT = rf"(?P<t>{_KIND}) (?P<u>[A-Z0-9]+(?:/[A-Z]+)?)"
 _LOC = r"[A-Z0-9]+(?:/[A-Z]+)?"
 _PATTERNS = [
     ("hold", re.compile(rf"^{_UNIT} H$")),
-    ("move", re.compile(rf"^{_UNIT} - (?P<d>{_LOC})(?: VIA CONVOY)?$")),
-    ("support", re.compile(rf"^{_UNIT} S (?:[AF] )?(?P<g>{_LOC}) - (?P<d>{_LOC})$")),
-    ("support", re.compile(rf"^{_UNIT} S (?:[AF] )?(?P<g>{_LOC})$")),
+    ("move", re.compile(rf"^{_UNIT} - (?P<d>{_LOC})(?: VIA CONVOY)?(?: MERGE)?$")),
+    ("support", re.compile(rf"^{_UNIT} S (?:{_KIND} )?(?P<g>{_LOC}) - (?P<d>{_LOC})$")),
+    ("support", re.compile(rf"^{_UNIT} S (?:{_KIND} )?(?P<g>{_LOC})$")),
     ("convoy", re.compile(rf"^{_UNIT} C A (?P<g>{_LOC}) - (?P<d>{_LOC})$")),
     ("retreat", re.compile(rf"^{_UNIT} R (?P<d>{_LOC})$")),
     ("disband", re.compile(rf"^{_UNIT} D$")),
@@ -213,7 +214,23 @@ def _fleet(draw: ImageDraw.ImageDraw, x: float, y: float, fill: int, edge: int) 
 
 
 def _unit(draw, kind: str, x: float, y: float, fill: int, edge: int) -> None:
-    (_fleet if kind == "F" else _army)(draw, x, y, fill, edge)
+    """A unit by its designation: 'A', 'F', and for multiple units '2A', 'A/F', '2A/3F': an army
+    and a fleet side by side for an A/F, with the number of each beside it when more than one."""
+    armies = fleets = 0
+    for count, letter in re.findall(r"(\d*)([AF])", kind):
+        if letter == "A":
+            armies += int(count or 1)
+        else:
+            fleets += int(count or 1)
+    if armies and fleets:
+        _fleet(draw, x + 6, y + 2, fill, edge)
+        _army(draw, x - 8, y - 4, fill, edge)
+    else:
+        (_fleet if fleets else _army)(draw, x, y, fill, edge)
+    for n, (dx, dy) in ((armies, (-17, -14)), (fleets, (15, -12))):
+        if n > 1:
+            draw.ellipse([x + dx - 6, y + dy - 6, x + dx + 6, y + dy + 6], fill=WHITE, outline=edge, width=1)
+            draw.text((x + dx, y + dy), str(n), font=font(11), fill=edge, anchor="mm")
 
 
 class _Picture:
@@ -319,12 +336,12 @@ class _Picture:
     def units(self) -> None:
         for u in self.scene.units:
             x, y = self.unit_at(u.location)
-            _unit(self.draw, u.type.value, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
+            _unit(self.draw, u.designation, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
         for u, _ in self.scene.dislodged:
             if any(v.location == u.location and v.power == u.power for v in self.scene.units):
                 continue  # drawn above, already offset
             x, y = self.unit_at(u.location)
-            _unit(self.draw, u.type.value, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
+            _unit(self.draw, u.designation, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
         for u, _ in self.scene.dislodged:  # a dislodged unit wears a red ring
             x, y = self.unit_at(u.location)
             self.draw.rounded_rectangle([x - 14, y - 12, x + 14, y + 12], radius=5, outline=DISLODGED, width=2)

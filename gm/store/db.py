@@ -314,11 +314,14 @@ def _unit_to_json(unit: Unit) -> dict[str, Any]:
     out: dict[str, Any] = {"power": unit.power, "type": unit.type.value, "location": unit.location}
     if not unit.single:  # a multiple unit (Multiplicity): the keys are left out for every other
         out["count"], out["armies"] = unit.count, unit.armies
+    if unit.at_sea:
+        out["at_sea"] = unit.at_sea
     return out
 
 
 def _unit_from_json(data: dict[str, Any]) -> Unit:
-    return Unit(data["power"], UnitType(data["type"]), data["location"], data.get("count", 1), data.get("armies", 0))
+    return Unit(data["power"], UnitType(data["type"]), data["location"], data.get("count", 1), data.get("armies", 0),
+                data.get("at_sea", 0))
 
 
 # GameState.extra may hold tuples and frozensets, which JSON lacks: they are written as one-key

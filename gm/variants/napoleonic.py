@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, UnitType
+from gm.engine.multiple import acting_part
 from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, TwoPhase
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
@@ -62,6 +63,7 @@ class VariantRules(Rules):
     fleets_move_twice = True  # rule 6: a second move after all first moves and their retreats
     multiple_units = True  # rule 7: Multiplicity II, with the A/F rules of rule 6
     convoy_one_sea = True  # rule 6, Full Abstraction A/F: a convoy is a fast ferry across one sea
+    rations = 4  # Full Abstraction A/F: an army still at sea at the end of its fourth turn there starves
     _passages: Mapping[frozenset[str], str] | None = None
 
     # --- powers and control ---------------------------------------------------------------------
@@ -104,10 +106,11 @@ class VariantRules(Rules):
         lost: dict[str, str] = {}
         for minor, major in control.items():
             homes = variant.powers[minor].home_centres
-            inside = [p for p in sorted(homes) if (u := after.units.get(p)) is not None and u.power == major]
+            # A 2A is two units (rule 7): it alone is "more than one unit" inside.
+            inside = sum(u.size for p in homes if (u := after.units.get(p)) is not None and u.power == major)
             taken = [p for p, u in sorted(after.units.items())
                      if autumn and u.power == major and before.supply_centres.get(p) == minor]
-            if len(inside) > 1 or taken:
+            if inside > 1 or taken:
                 lost[minor] = major
         if not lost:
             return after
@@ -297,7 +300,7 @@ class VariantRules(Rules):
         winter's loans repaid: what it may convert or lend in the bidding phase of `state`."""
         units: dict[str, int] = {}
         for unit in state.units.values():
-            units[unit.power] = units.get(unit.power, 0) + 1
+            units[unit.power] = units.get(unit.power, 0) + unit.size  # each army and fleet of a multiple unit
         bank = dict(self.bank(state))
         for power in variant.great_powers:
             bank[power] = bank.get(power, 0) + SP_PER_CENTRE * self.unit_base(state, power) - SP_PER_UNIT * units.get(power, 0)
@@ -400,6 +403,15 @@ class VariantRules(Rules):
             return f"only a fleet at sea blockades, not one in {name(fleet_at)}"
         if target not in variant.map.fleet_provinces.get(fleet_at, ()):
             return f"{name(target)} is not next to {name(fleet_at)}"
+        unit = state.units[order.province]
+        part = acting_part(variant, unit, order)
+        if isinstance(part, tuple) and part[0]:
+            # "provided it is not carrying an army": the fleets of an A/F may, the rest stands.
+            spare = unit.n_fleets - unit.n_armies
+            hint = f": name the fleets that blockade, as '{spare if spare > 1 else 1}F {fleet_at} B {target}'" if spare > 0 else ""
+            return f"a fleet carrying an army does not blockade (rule 8){hint}"
+        if isinstance(part, tuple) and unit.n_armies > unit.n_fleets - part[1]:
+            return f"the armies in {name(fleet_at)} would be left without fleets to carry them"
         owners = [p for p, homes in state.home_centres.items() if target in homes and p != order.power]
         if not owners or not state.is_centre(variant.map.provinces, target):
             return f"{name(target)} is no coastal home centre of another power"

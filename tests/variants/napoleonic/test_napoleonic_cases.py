@@ -183,12 +183,13 @@ def test_x_is_no_order_word_where_there_are_no_passages() -> None:
 # --- a seeded random game -----------------------------------------------------------------------
 def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
     """Every phase of a 20-year game with random orders (or until someone wins): the position
-    stays legal, control goes only to major powers that may hold it, IPs are as rule 4 counts
-    them, every winter ends with bids, and winter leaves no power more units than it may keep."""
+    stays legal (armies at sea only aboard their fleets), control goes only to major powers that
+    may hold it, IPs are as rule 4 counts them, every winter ends with bids, and winter leaves no
+    power more units than it may keep."""
     rules = V.rules
     phases = 0
     seen_kinds: set[PhaseKind] = set()
-    alienations = 0
+    alienations = multiples = aboard = 0
     for seed in ("nw-1", "nw-2"):
         for state, orders, a in play_random_game(V, seed, 20, stop_at_winner=False):
             phases += 1
@@ -199,6 +200,11 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
                 terrain = V.map.provinces[prov].terrain
                 assert terrain is not Terrain.IMPASSABLE
                 assert (terrain is not Terrain.SEA) if unit.type is UnitType.ARMY else unit.location in V.map.fleet_locations(prov)
+                assert unit.count >= 1 and unit.armies >= 0 and (unit.type is UnitType.FLEET or not unit.armies)
+                if terrain is Terrain.SEA:
+                    assert unit.armies <= unit.count  # an army at sea is aboard a fleet of its own
+                multiples += not unit.single
+                aboard += terrain is Terrain.SEA and unit.armies > 0
             assert all(V.map.provinces[c].supply_centre for c in nxt.supply_centres)
             control = rules.controllers(V, nxt)
             alienated = nxt.extra.get(ALIENATED, {})
@@ -220,6 +226,7 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
     assert phases > 180
     assert seen_kinds == set(PhaseKind)
     assert alienations > 0  # the random armies lose their allies now and then
+    assert multiples > 50 and aboard > 10  # units merge, armies go to sea (rules 6 and 7)
 
 
 # --- Supply Points ------------------------------------------------------------------------------
