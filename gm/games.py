@@ -123,6 +123,14 @@ def current_phase(session: Session, game: Game) -> CurrentPhase | None:
     return None if row is None else CurrentPhase(row, state_from_json(row.state_json))
 
 
+def major_powers(session: Session, game: Game) -> list[str]:
+    """The powers players play in the game now: the variant's great powers, unless its rules
+    made a minor power major in play (Napoleonic Wars, rule 12)."""
+    variant = variant_of(game)
+    current = current_phase(session, game)
+    return variant.great_powers if current is None else variant.rules.major_powers(variant, current.state)
+
+
 class OnFile(NamedTuple):
     """One order (or allocation) on file, as the acknowledgement shows it."""
 

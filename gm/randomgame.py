@@ -23,6 +23,8 @@ cut supports, dislodgements and retreats:
 * fleets in a sea that a direct passage crosses deny it (X) now and then, and fleets at sea
   blockade a coastal home centre next to them where the rules allow (B); where fleets move
   twice, a fleet now and then has a second move or supports another fleet's;
+* where the rules let a player make a minor power it controls its major power, now and then
+  a PROMOTE (also of one with too few centres);
 * where the rules allow multiple units: moves that MERGE where the power's units meet, parts of
   multiple units split off, armies board their fleets next to them (E) and armies aboard land
   (D), builds join the power's own unit, removals take an army or a fleet off a multiple unit.
@@ -42,8 +44,8 @@ from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import (
-    Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Retreat, SupportHold,
-    SupportMove, TwoPhase, convert, waive,
+    Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Promote, Retreat,
+    SupportHold, SupportMove, TwoPhase, convert, waive,
 )
 from gm.engine.rules import Rules
 from gm.engine.variant import Variant
@@ -63,6 +65,7 @@ P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or suppor
 # Multiple units: a move merges where the power's units meet; a multiple unit splits a part off;
 # an army boards its fleet next to it; armies aboard land; a build joins the power's unit.
 P_MERGE, P_SPLIT, P_EMBARK, P_LAND, P_JOIN = 0.6, 0.3, 0.5, 0.5, 0.3
+P_PROMOTE = 0.05  # a power makes a minor power it controls its major power, in a phase (rule 12)
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -103,20 +106,35 @@ class RandomPlayers:
         self.allocate = allocate_points and hasattr(variant.rules, "dp_entitlement")
         self.minor_kinds: tuple[type, ...] = getattr(variant.rules, "minor_order_kinds", (Hold, SupportHold, SupportMove))
         self.blockades = type(variant.rules).blockade_refusal is not Rules.blockade_refusal  # the rules have B orders
+        self.promote = type(variant.rules).power_changes is not Rules.power_changes  # minor powers may be promoted
 
     def players(self, state: GameState) -> list[str]:
         disorder = state.extra.get("civil_disorder", ())
-        return [p for p in self.v.great_powers if p not in disorder]  # type: ignore[operator]
+        return [p for p in self.rules.major_powers(self.v, state) if p not in disorder]  # type: ignore[operator]
 
     def orders(self, state: GameState) -> list[Order]:
         kind = state.phase.kind
         if kind is PhaseKind.MOVEMENT:
-            return self.movement(state)
-        if kind in RETREATS:
-            return self.retreats(state)
-        if kind is PhaseKind.BIDDING:
-            return self.bids(state)
-        return self.adjustments(state)
+            out = self.movement(state)
+        elif kind in RETREATS:
+            out = self.retreats(state)
+        elif kind is PhaseKind.BIDDING:
+            out = self.bids(state)
+        else:
+            out = self.adjustments(state)
+        return out + self.promotions(state) if self.promote else out
+
+    def promotions(self, state: GameState) -> list[Order]:
+        """Now and then a player makes a minor power it controls with 4 centres or more its major
+        power (where the rules allow it), and now and then one too small."""
+        out: list[Order] = []
+        held: dict[str, int] = {}
+        for owner in state.supply_centres.values():
+            held[owner] = held.get(owner, 0) + 1
+        for minor, major in sorted(self.rules.controllers(self.v, state).items()):
+            if major in self.players(state) and held.get(minor, 0) >= 3 and self.rng.random() < P_PROMOTE:
+                out.append(Promote(major, None, minor))
+        return out
 
     def commander(self, state: GameState, power: str) -> str | None:
         """Who orders `power`'s units, if one of the players does."""
@@ -295,7 +313,7 @@ class RandomPlayers:
     # --- Influence Points -----------------------------------------------------------------------
     def bids(self, state: GameState) -> list[Order]:
         rng, v = self.rng, self.v
-        minors = sorted(p.name for p in v.powers.values() if p.minor)
+        minors = sorted(p for p in v.powers if self.rules.is_minor(v, state, p))
         players = self.players(state)
         out: list[Order] = []
         accounts = getattr(self.rules, "accounts", None)  # Supply Points (Napoleonic Wars)

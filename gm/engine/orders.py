@@ -207,6 +207,19 @@ def convert(power: str, points: int) -> Convert:
 
 
 @dataclass(frozen=True, slots=True)
+class Promote(Order):
+    """`power` makes the minor power named in `location`, which it controls, its major power,
+    and becomes a minor power itself (Napoleonic Wars, rule 12). Public once adjudicated."""
+
+    @property
+    def minor(self) -> str:
+        return self.location
+
+    def __str__(self) -> str:
+        return f"PROMOTE {self.location}"
+
+
+@dataclass(frozen=True, slots=True)
 class TwoPhase(Order):
     """A fleet's orders for both of its moves in a turn (Napoleonic Wars): `first` with every
     unit's orders, `second` after all first moves and their retreats, written for the fleet

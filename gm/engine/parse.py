@@ -22,7 +22,7 @@ from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
-from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, TwoPhase, convert
+from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, Promote, TwoPhase, convert
 from gm.engine.variant import Variant
 
 
@@ -693,6 +693,8 @@ _DENY = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+?)\s
 _BLOCKADE = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+?)\s+(?:B|blockades?|blockading)\s+(.+?)\s*$",
                        re.IGNORECASE | re.DOTALL)
 _UNIT_PARENS = re.compile(r"(?<![\w/])(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s*\(\s*([^()]*?)\s*\)", re.IGNORECASE)
+# 'PROMOTE Spain', 'promote Spain to major power': rule 12 of Napoleonic Wars.
+_PROMOTE = re.compile(r"\s*PROMOTE\b\s*:?\s*(.*?)(?:\s+(?:to|as)\s+(?:a\s+)?major(?:\s+power)?)?\s*$", re.IGNORECASE | re.DOTALL)
 _HOME = re.compile(r"\s*HOME\b\s*:?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -704,7 +706,7 @@ def _read_bid(variant: Variant, rest: str, power: str) -> tuple[Bid | None, str]
     words = re.sub(r"[(),;:]", " ", rest[:found.start()] + " " + rest[found.end():]).strip()
     minor_text, _, backed_text = _BID_BEHIND.sub("\0", " " + _BID_ON.sub("", words) + " ", count=1).strip().partition("\0")
     minor = resolve_power(variant, minor_text.strip()) if minor_text.strip() else None
-    if minor is None or not variant.powers[minor].minor:
+    if minor is None:  # whether it is a minor power now is the rules' to judge (rule 12 promotions)
         minors = [p.name for p in variant.powers.values() if p.minor]
         what = f"{minor_text.strip()!r} is no minor power" if minor_text.strip() else "the bid names no minor power"
         return None, f"{what}; the minor powers are {', '.join(minors)}" if minors else what
@@ -814,6 +816,11 @@ def _parse_special(
         return _parse_blockade(variant, text, match, power, phase_kind, state)
     if match.re is _DENY:
         return _parse_deny(variant, text, match, power, phase_kind, state)
+    if match.re is _PROMOTE:
+        minor = resolve_power(variant, match.group(1)) if match.group(1).strip() else None
+        if minor is None:
+            return ParsedOrder(text, None, "name the minor power to make your major power: PROMOTE <minor power>")
+        return ParsedOrder(text, Promote(power, None, minor), None)
     if match.re is _HOME:
         if phase_kind is not PhaseKind.ADJUSTMENT:
             return ParsedOrder(text, None, "a HOME declaration is only accepted in an adjustment phase")
@@ -910,6 +917,7 @@ def parse_order(
     if variant.rules.fleets_move_twice and phase_kind is PhaseKind.MOVEMENT and _THEN.search(words):
         return _parse_then(variant, text, words, power, state)
     special = (_BID.match(words) or _ALLOCATION.match(words) or _HOME.match(words) or _MONEY.match(words)
+               or _PROMOTE.match(words)
                or _deny_match(variant, words) or _blockade_match(words, phase_kind))
     if special:
         return _parse_special(variant, text, special, power, phase_kind, state)

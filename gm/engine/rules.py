@@ -5,7 +5,7 @@ import re
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gm.engine.model import GameState, Unit
-from gm.engine.orders import Allocation, Bid, Blockade, Build, Convert, DeclareHome, Loan, Order
+from gm.engine.orders import Allocation, Bid, Blockade, Build, Convert, DeclareHome, Loan, Order, Promote
 from gm.engine.results import OrderResult, Result
 
 if TYPE_CHECKING:
@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 
 NO_CROSSINGS_CLOSED: Mapping[tuple[str, str], str] = {}
 NO_PASSAGES: Mapping[frozenset[str], str] = {}
-# Orders for no unit: allocations, bids, Supply Point orders, declarations.
-SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome})
+# Orders for no unit: allocations, bids, Supply Point orders, declarations, promotions.
+SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome, Promote})
 _SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Loan: "Supply Points",
-               Convert: "Supply Points", DeclareHome: "home declarations"}
+               Convert: "Supply Points", DeclareHome: "home declarations", Promote: "promotions of minor powers"}
 
 
 class Rules:
@@ -39,6 +39,16 @@ class Rules:
         """A minor power owns units and centres but gives no orders of its own and never adjusts."""
         p = variant.powers.get(power)
         return p is not None and p.minor
+
+    def major_powers(self, variant: Variant, state: GameState) -> list[str]:
+        """The powers players play in this position: the variant's great powers, unless the rules
+        let a minor power become major (Napoleonic Wars, rule 12)."""
+        return variant.great_powers
+
+    def power_changes(self, variant: Variant, before: GameState, after: GameState) -> dict[str, str]:
+        """Major power -> the power its player plays from now on, where the phase from `before`
+        to `after` changed it (a promotion); none in standard Diplomacy."""
+        return {}
 
     def commander(self, variant: Variant, state: GameState, power: str) -> str | None:
         """The power whose player gives `power`'s unit orders: itself, or None for a minor power

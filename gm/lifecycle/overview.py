@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from gm.games import active_players, current_phase, orders_due, variant_of
+from gm.games import active_players, current_phase, major_powers, orders_due, variant_of
 from gm.store.models import Game
 
 
@@ -14,7 +14,7 @@ def powers_at_a_glance(session: Session, game: Game) -> list[list[str]]:
     phase = current_phase(session, game)
     players = {p.power: p for p in active_players(session, game)}
     rows = []
-    for power in variant.great_powers:
+    for power in major_powers(session, game):
         player = players.get(power)
         orders = ""
         if phase is not None and player is not None:

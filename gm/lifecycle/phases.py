@@ -74,7 +74,7 @@ def owed(variant: Variant, state: GameState) -> dict[str, int]:
             if d.retreats and by is not None:
                 out[by] = out.get(by, 0) + 1
     elif kind is PhaseKind.BIDDING:
-        out = {p: 1 for p in variant.great_powers if rules.points_available(variant, state, p)}
+        out = {p: 1 for p in rules.major_powers(variant, state) if rules.points_available(variant, state, p)}
     else:
         for p, n in adjustment_counts(variant, state).items():
             by = rules.commander(variant, state, p)
@@ -304,6 +304,14 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
                 if missing(variant, state, p, by_deadline.get(p, []))]
     adjudication = adjudicate(variant, state, orders)
     report = build_report(variant, state, adjudication, game=game.name, label=row.label, late=late, skipped=skipped)
+    # A player whose power the rules changed plays the new one from now on (a promotion).
+    for old, new in sorted(variant.rules.power_changes(variant, state, adjudication.state).items()):
+        player = players.pop(old, None)
+        if player is not None:
+            player.power = new
+            players[new] = player
+            session.add(AuditEntry(game_id=game.id, actor="system", action="power changed",
+                                   detail={"from": old, "to": new, "player": player.email}))
     if by_gm:
         report = annotated(report, entered_by_gm=by_gm)
     after = adjudication.state

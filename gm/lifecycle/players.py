@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
-from gm.games import CurrentPhase, GameError, active_players, current_phase, variant_of
+from gm.games import CurrentPhase, GameError, active_players, current_phase, major_powers, variant_of
 from gm.lifecycle.timing import under_way
 from gm.store.db import state_to_json
 from gm.store.models import (
@@ -26,13 +26,14 @@ from gm.store.models import (
 )
 
 
-def great_power(game: Game, text: str) -> str:
-    """The great power `text` names in the game's variant (as players write it); GameError if none."""
+def great_power(session: Session, game: Game, text: str) -> str:
+    """The great power `text` names in the game as it stands (as players write it); GameError if none."""
     variant = variant_of(game)
     power = resolve_power(variant, text) if text.strip() else None
-    if power is None or power not in variant.great_powers:
+    majors = major_powers(session, game)
+    if power is None or power not in majors:
         raise GameError(f"{variant.title} has no great power {text.strip()!r}; "
-                        f"its great powers are {', '.join(variant.great_powers)}")
+                        f"its great powers are {', '.join(majors)}")
     return power
 
 

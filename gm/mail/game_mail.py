@@ -174,9 +174,11 @@ def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameS
     by_power: dict[str, list[dict[str, Any]]] = {}
     for e in report.get("orders", []):
         by_power.setdefault(e["power"], []).append(_entry(e))
-    great = [p for p in variant.great_powers if p in by_power] + sorted(
-        p for p in by_power if p not in variant.great_powers and not _is_minor(variant, p))
-    minor = sorted(p for p in by_power if _is_minor(variant, p))
+    # the powers as they stood when the phase was played (a promotion makes a minor power major)
+    majors = variant.rules.major_powers(variant, before) if before is not None else variant.great_powers
+    great = [p for p in majors if p in by_power] + sorted(
+        p for p in by_power if p not in majors and p not in variant.powers)  # powers the game made
+    minor = sorted(p for p in by_power if p not in great)
     owners = _owners(variant, before, report) if before is not None else {}
     centres = report.get("centres", {})
     nxt = report.get("next")
@@ -463,12 +465,13 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
 
 def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
     """Each power's units (and dislodged units) and centres, great powers first, as mail shows them."""
-    powers = variant.great_powers + sorted(p for p in variant.powers if p not in variant.great_powers)
+    majors = variant.rules.major_powers(variant, state)
+    powers = majors + sorted(p for p in variant.powers if p not in majors)
     dislodged: dict[str, list[str]] = {}
     for _, d in sorted(state.dislodged.items()):
         dislodged.setdefault(d.unit.power, []).append(str(d.unit))
     return [
-        {"power": p, "minor": _is_minor(variant, p),
+        {"power": p, "minor": p not in majors and p in variant.powers,
          "units": sorted(str(u) for u in state.units_of(p)),
          "dislodged": dislodged.get(p, []),
          "centres": [variant.map.name(c) for c in state.centres_of(p)]}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
-from gm.games import masters, variant_of
+from gm.games import major_powers, masters, variant_of
 from gm.mail.commands import Block, Context
 from gm.mail.message import ACK_MARKER
 from gm.mail.reply import render
@@ -128,10 +128,11 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
     if block.grey and kind != "grey":
         return f"press in {game.name} is signed (white press): it cannot be sent GREY"
     variant = variant_of(game)
+    majors = major_powers(ctx.session, game)  # the powers players play now
     if block.broadcast:
         if words:
             return usage
-        block.to = [p for p in variant.great_powers if p != block.sender]
+        block.to = [p for p in majors if p != block.sender]
         return None
     if words and words[0].upper() == "TO":
         words.pop(0)
@@ -144,7 +145,7 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
         if why is not None:
             return why
         to.extend(p for p in found if p not in to)
-    minor = [p for p in to if p not in variant.great_powers]
+    minor = [p for p in to if p not in majors]
     if minor:
         return f"nobody plays {_names(minor)} (minor powers): nothing was sent"
     if block.sender in to:

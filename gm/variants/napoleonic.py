@@ -23,6 +23,11 @@ The map, the five major powers, the nine minor powers and the special build cent
   a centre; England keeps one unit more than it has centres while it has any.
 * Victory (rule 14): 20 centres (England 19), counting the centres of the minor powers the power
   controls, and more than any other power.
+* Multiple units and army/fleet combinations (rules 6 to 8: Multiplicity II, the Full
+  Abstraction A/F rules) are switched on here and played by gm/engine/multiple.py: merges,
+  splits, boarding and landing, the fast ferry, rations, multiple-fleet blockades.
+* Promotion (rule 12): PROMOTE makes a minor power with 4 centres its controller's major power;
+  the old major power becomes a minor power it controls (MAJORS, HELD_SINCE).
 
 Variant-specific facts kept in GameState.extra (keys below) travel with the position.
 """
@@ -34,7 +39,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, UnitType
 from gm.engine.multiple import acting_part
-from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, TwoPhase
+from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, Promote, TwoPhase
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
 
@@ -48,6 +53,8 @@ ALIENATED = "alienated"  # minor power -> major powers that lost its control for
 SP_BANK = "sp_bank"  # major power -> Supply Points banked (negative: in debt)
 SP_LOANS = "sp_loans"  # [lender, borrower, SPs] lent last winter, repaid this winter
 BLOCKADED = "blockaded"  # coastal home centres blockaded in the Autumn: no fleet is built there this winter
+MAJORS = "majors"  # the major powers, once a minor power has been promoted (rule 12); absent: the five of rule 2
+HELD_SINCE = "held_since"  # centre -> the year its owner took it (absent: held since the game began)
 
 IP_PER_CENTRE = 3
 IP_PER_MINOR = 2
@@ -56,6 +63,7 @@ BONUS_PER_EXTRA_CENTRE = 2
 SP_PER_CENTRE = SP_PER_UNIT = 3
 IP_PER_SP = 2
 ENGLAND = "England"
+PROMOTION_CENTRES = 4  # rule 12: a minor power with at least 4 centres may be promoted, and gets 4 home centres
 
 
 class VariantRules(Rules):
@@ -67,12 +75,18 @@ class VariantRules(Rules):
     _passages: Mapping[frozenset[str], str] | None = None
 
     # --- powers and control ---------------------------------------------------------------------
+    def major_powers(self, variant: Variant, state: GameState) -> list[str]:
+        return list(state.extra.get(MAJORS) or variant.great_powers)  # type: ignore[call-overload]
+
+    def is_minor(self, variant: Variant, state: GameState, power: str) -> bool:
+        return power in variant.powers and power not in self.major_powers(variant, state)
+
     def control(self, state: GameState) -> dict[str, str]:
         return state.extra.get(CONTROL, {})  # type: ignore[return-value]
 
     def controllers(self, variant: Variant, state: GameState) -> dict[str, str | None]:
         control = self.control(state)
-        return {p.name: control.get(p.name) for p in variant.powers.values() if p.minor}
+        return {p: control.get(p) for p in variant.powers if self.is_minor(variant, state, p)}
 
     def with_control(self, variant: Variant, state: GameState,
                      control: Mapping[str, tuple[str | None, int]]) -> GameState:
@@ -96,7 +110,12 @@ class VariantRules(Rules):
         return self._lose_control(variant, before, after, autumn=False)
 
     def after_fall(self, variant: Variant, before: GameState, after: GameState) -> GameState:
-        return self._lose_control(variant, before, after, autumn=True)
+        after = self._lose_control(variant, before, after, autumn=True)
+        taken = {c: after.phase.year for c, owner in after.supply_centres.items() if before.supply_centres.get(c) != owner}
+        if not taken:
+            return after
+        held = {c: y for c, y in after.extra.get(HELD_SINCE, {}).items() if c not in taken}  # type: ignore[attr-defined]
+        return after.with_(extra={**after.extra, HELD_SINCE: {**held, **taken}})
 
     def _lose_control(self, variant: Variant, before: GameState, after: GameState, autumn: bool) -> GameState:
         """A major power loses control of a minor power for good when two of its units stand in
@@ -105,7 +124,7 @@ class VariantRules(Rules):
         control = self.control(after)
         lost: dict[str, str] = {}
         for minor, major in control.items():
-            homes = variant.powers[minor].home_centres
+            homes = after.home_centres.get(minor, frozenset())
             # A 2A is two units (rule 7): it alone is "more than one unit" inside.
             inside = sum(u.size for p in homes if (u := after.units.get(p)) is not None and u.power == major)
             taken = [p for p, u in sorted(after.units.items())
@@ -125,8 +144,13 @@ class VariantRules(Rules):
 
     def public_notes(self, variant: Variant, before: GameState, after: GameState) -> list[str]:
         notes = []
+        changes = self.power_changes(variant, before, after)
+        for old, new in sorted(changes.items()):
+            homes = ", ".join(variant.map.name(c) for c in sorted(after.home_centres.get(new, ())))
+            notes.append(f"{old} makes {new} its major power (rule 12): {new}'s home centres are now {homes}; "
+                         f"{old} is a minor power, controlled by {new}")
         for minor, lost in sorted(after.extra.get(ALIENATED, {}).items()):  # type: ignore[union-attr]
-            for major in sorted(set(lost) - set(self.alienated(before, minor))):
+            for major in sorted(set(lost) - {changes.get(p, p) for p in self.alienated(before, minor)}):
                 notes.append(f"{major} has lost control of {minor} for good (rule 4: its units entered {minor}'s "
                              f"centres); the GM gives {minor} to the power it judges most concerned to protect it")
         return notes
@@ -148,7 +172,7 @@ class VariantRules(Rules):
 
     def ip_entitlement(self, variant: Variant, state: GameState) -> dict[str, int]:
         """IPs each major power has this winter: 3 per centre it holds, 2 per minor it controls."""
-        out = {p: 0 for p in variant.great_powers}
+        out = {p: 0 for p in self.major_powers(variant, state)}
         for owner in state.supply_centres.values():
             if owner in out:
                 out[owner] += IP_PER_CENTRE
@@ -168,24 +192,78 @@ class VariantRules(Rules):
             return 0
         years = int(state.extra.get(CONTROL_YEARS, {}).get(minor, 1))  # type: ignore[union-attr]
         held = sum(1 for owner in state.supply_centres.values() if owner == minor)
-        extra = max(0, held - len(variant.powers[minor].home_centres))
+        extra = max(0, held - len(state.home_centres.get(minor, ())))
         return BONUS_PER_YEAR * years + BONUS_PER_EXTRA_CENTRE * extra
 
     def prepare(
         self, variant: Variant, state: GameState, orders: Sequence[Order]
     ) -> tuple[GameState, list[Order], list[OrderResult]]:
+        promotions = [o for o in orders if type(o) is Promote]
+        if promotions:
+            orders = [o for o in orders if type(o) is not Promote]
         if state.phase.kind is PhaseKind.BIDDING:
-            return self._bids(variant, state, orders)
-        unit_orders: list[Order] = []
-        side: list[OrderResult] = []
-        for o in orders:
-            if type(o) is Bid:
-                side.append(OrderResult(o, Result.VOID, "IP bids are made in the winter bidding phase"))
-            elif type(o) in SIDE_ORDERS:
-                side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
-            else:
-                unit_orders.append(self._for_minor(variant, state, o))
+            state, unit_orders, side = self._bids(variant, state, orders)
+        else:
+            unit_orders, side = [], []
+            for o in orders:
+                if type(o) is Bid:
+                    side.append(OrderResult(o, Result.VOID, "IP bids are made in the winter bidding phase"))
+                elif type(o) in SIDE_ORDERS:
+                    side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
+                else:
+                    unit_orders.append(self._for_minor(variant, state, o))
+        # Promotions last: the phase's orders were given by the powers as they stood.
+        for o in promotions:
+            why = self._promotion_refusal(variant, state, o)  # type: ignore[arg-type]
+            if not why:
+                state = self._promote(variant, state, o.power, o.location)
+            side.append(OrderResult(o, Result.VOID if why else Result.SUCCEEDS, why))
         return state, unit_orders, side
+
+    # --- promotion of a minor power (rule 12) -----------------------------------------------------
+    def _promotion_refusal(self, variant: Variant, state: GameState, order: Promote) -> str:
+        majors = self.major_powers(variant, state)
+        held = sum(1 for owner in state.supply_centres.values() if owner == order.minor)
+        if order.power not in majors:
+            return f"{order.power} is not a major power"
+        if not self.is_minor(variant, state, order.minor):
+            return f"{order.minor} is not a minor power"
+        if self.control(state).get(order.minor) != order.power:
+            return f"{order.power} does not control {order.minor}"
+        if held < PROMOTION_CENTRES:
+            return f"{order.minor} holds {held} supply centres; a minor power is promoted with at least {PROMOTION_CENTRES} (rule 12)"
+        return ""
+
+    def _promote(self, variant: Variant, state: GameState, major: str, minor: str) -> GameState:
+        """`major`'s player plays `minor` from now on; `major` becomes a minor power controlled by
+        it. The new major power's home centres are its own and, to make 4, the other centres it
+        has held longest (alphabetically among equals); its player keeps its bank, its loans and
+        the other minor powers it controls."""
+        held_since: Mapping[str, int] = state.extra.get(HELD_SINCE, {})  # type: ignore[assignment]
+        homes = set(state.home_centres.get(minor, ()))
+        others = sorted((c for c, owner in state.supply_centres.items() if owner == minor and c not in homes),
+                        key=lambda c: (held_since.get(c, 0), c))
+        homes |= set(others[:max(0, PROMOTION_CENTRES - len(homes))])
+
+        def renamed(power: str) -> str:
+            return minor if power == major else power
+
+        extra = dict(state.extra)
+        extra[MAJORS] = [renamed(p) for p in self.major_powers(variant, state)]
+        control = {m: renamed(p) for m, p in self.control(state).items() if m != minor}
+        control[major] = minor
+        years = {m: n for m, n in state.extra.get(CONTROL_YEARS, {}).items() if m != minor}  # type: ignore[attr-defined]
+        years[major] = 1
+        extra[CONTROL], extra[CONTROL_YEARS] = control, years
+        extra[ALIENATED] = {m: sorted({renamed(p) for p in ps})
+                            for m, ps in state.extra.get(ALIENATED, {}).items() if m != minor}  # type: ignore[attr-defined]
+        extra[SP_BANK] = {renamed(p): n for p, n in self.bank(state).items()}
+        extra[SP_LOANS] = [[renamed(a), renamed(b), n] for a, b, n in state.extra.get(SP_LOANS, [])]  # type: ignore[attr-defined]
+        return state.with_(extra=extra, home_centres={**state.home_centres, minor: frozenset(homes)})
+
+    def power_changes(self, variant: Variant, before: GameState, after: GameState) -> dict[str, str]:
+        was, now = self.major_powers(variant, before), self.major_powers(variant, after)
+        return {old: new for old, new in zip(was, now) if old != new}
 
     def _for_minor(self, variant: Variant, state: GameState, order: Order) -> Order:
         """An order a major power gives for a unit (or, in winter, a centre) of a minor power it
@@ -259,7 +337,7 @@ class VariantRules(Rules):
             counted.append(b)
         control = dict(self.control(state))
         years = dict(state.extra.get(CONTROL_YEARS, {}))  # type: ignore[call-overload]
-        for minor in sorted(p.name for p in variant.powers.values() if p.minor):
+        for minor in sorted(p for p in variant.powers if self.is_minor(variant, state, p)):
             previous = control.get(minor)
             totals = dict(tally.get(minor, {}))
             if previous is not None:
@@ -287,10 +365,14 @@ class VariantRules(Rules):
         return state.with_(extra=extra), unit_orders, side
 
     # --- Supply Points (rule 5) -----------------------------------------------------------------
-    def unit_base(self, state: GameState, power: str) -> int:
+    def unit_base(self, variant: Variant, state: GameState, power: str) -> int:
         """The units `power`'s centres keep: one a centre, and England one more while it has any."""
         centres = sum(1 for owner in state.supply_centres.values() if owner == power)
-        return centres + 1 if power == ENGLAND and centres > 0 else centres
+        return centres + 1 if self._extra_unit(variant, state, power) and centres > 0 else centres
+
+    def _extra_unit(self, variant: Variant, state: GameState, power: str) -> bool:
+        """Rule 11's extra unit is England's while England is a major power."""
+        return power == ENGLAND and not self.is_minor(variant, state, power)
 
     def bank(self, state: GameState) -> dict[str, int]:
         return state.extra.get(SP_BANK, {})  # type: ignore[return-value]
@@ -302,8 +384,8 @@ class VariantRules(Rules):
         for unit in state.units.values():
             units[unit.power] = units.get(unit.power, 0) + unit.size  # each army and fleet of a multiple unit
         bank = dict(self.bank(state))
-        for power in variant.great_powers:
-            bank[power] = bank.get(power, 0) + SP_PER_CENTRE * self.unit_base(state, power) - SP_PER_UNIT * units.get(power, 0)
+        for power in self.major_powers(variant, state):
+            bank[power] = bank.get(power, 0) + SP_PER_CENTRE * self.unit_base(variant, state, power) - SP_PER_UNIT * units.get(power, 0)
         for lender, borrower, n in state.extra.get(SP_LOANS, []):  # type: ignore[attr-defined]
             bank[borrower] -= n
             bank[lender] += n
@@ -317,14 +399,15 @@ class VariantRules(Rules):
         loans are repaid; then this winter's conversions to IPs and loans, each from what is in
         the bank. Returns the banks, the new loans and the SPs each power converted."""
         bank = self.accounts(variant, state)
+        majors = self.major_powers(variant, state)
         converted: dict[str, int] = {}
         loans: list[list[object]] = []
         for o in sorted(orders, key=lambda o: (type(o) is Loan, o.power, o.location)):  # conversions first
             n = o.points  # type: ignore[attr-defined]
             why = ""
-            if o.power not in variant.great_powers:
+            if o.power not in majors:
                 why = f"{o.power} has no Supply Points: only major powers bank them"
-            elif type(o) is Loan and (o.location not in variant.great_powers or o.location == o.power):
+            elif type(o) is Loan and (o.location not in majors or o.location == o.power):
                 why = f"SPs are lent to another major power, not to {o.location}"
             elif n < 1:
                 why = "name at least 1 SP"
@@ -351,7 +434,7 @@ class VariantRules(Rules):
         return available + IP_PER_SP * converted, sum(n for text, n in on_file if text.startswith("IP "))
 
     def private_status(self, variant: Variant, state: GameState, power: str) -> list[str]:
-        if power not in variant.great_powers:
+        if power not in self.major_powers(variant, state):
             return []
         lines = [f"Supply Points in the bank: {self.bank(state).get(power, 0)}"]
         for lender, borrower, n in state.extra.get(SP_LOANS, []):  # type: ignore[attr-defined]
@@ -367,17 +450,15 @@ class VariantRules(Rules):
         return {p: [f"Supply Points in the bank after the winter: {self.bank(after).get(p, 0)}"]
                 + [f"{b} owes you {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if lender == p]  # type: ignore[attr-defined]
                 + [f"you owe {lender} {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if b == p]  # type: ignore[attr-defined]
-                for p in variant.great_powers}
+                for p in self.major_powers(variant, after)}
 
     def _bid_refusal(self, variant: Variant, state: GameState, bid: Bid) -> str:
-        power = variant.powers.get(bid.power)
-        if power is None or power.minor:
+        majors = self.major_powers(variant, state)
+        if bid.power not in majors:
             return f"{bid.power} is not a major power and has no IPs"
-        minor = variant.powers.get(bid.minor)
-        if minor is None or not minor.minor:
+        if not self.is_minor(variant, state, bid.minor):
             return f"{bid.minor} is not a minor power"
-        backed = variant.powers.get(bid.bidder_for)
-        if backed is None or backed.minor:
+        if bid.bidder_for not in majors:
             return f"{bid.bidder_for} is not a major power: only a major power's bid can be backed"
         if bid.points < 0:
             return "a bid cannot be negative"
@@ -447,7 +528,7 @@ class VariantRules(Rules):
                 only = "fleets" if kinds == ["F"] else "armies"
                 return f"only {only} are built in {name}"
             return ""
-        homes = variant.powers[order.power].home_centres if order.power in variant.powers else frozenset()
+        homes = state.home_centres.get(order.power, frozenset())
         if order.unit_type is UnitType.FLEET and order.province in state.extra.get(BLOCKADED, ()):  # type: ignore[operator]
             return f"{name} is blockaded: no fleet is built there this winter (rule 8)"
         if order.unit_type is UnitType.FLEET and order.province not in homes:
@@ -457,8 +538,8 @@ class VariantRules(Rules):
     def unit_allowance(self, variant: Variant, state: GameState, power: str, centres: int) -> int:
         """Rule 11: England keeps one unit more than its centres while it has any. Rule 5: a
         major power keeps one unit more for every 3 SPs in its bank (a debt costs units)."""
-        base = centres + 1 if power == ENGLAND and centres > 0 else centres
-        if power not in variant.great_powers or centres == 0:
+        base = centres + 1 if self._extra_unit(variant, state, power) and centres > 0 else centres
+        if power not in self.major_powers(variant, state) or centres == 0:
             return base  # a power with no centre keeps no unit, whatever its bank
         return max(0, base + self.bank(state).get(power, 0) // SP_PER_UNIT)
 
@@ -466,7 +547,7 @@ class VariantRules(Rules):
     def strength(self, variant: Variant, state: GameState) -> dict[str, int]:
         """Centres each major power counts for victory: its own and its minor powers'."""
         control = self.control(state)
-        counts = {p: 0 for p in variant.great_powers}
+        counts = {p: 0 for p in self.major_powers(variant, state)}
         for owner in state.supply_centres.values():
             counts_for = control.get(owner, owner)
             if counts_for in counts:

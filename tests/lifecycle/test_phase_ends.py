@@ -283,3 +283,32 @@ def test_orders_complete_at_the_deadline_and_changed_in_grace_are_not_late(sessi
         (ended,) = phases.check(s, game, deadline + timedelta(hours=2)).ended
         assert ended.report["late"] == ["England"]  # France had every order in by the deadline
         assert {"power": "France", "order": "A PAR - BUR", "result": "succeeds", "reason": ""} in ended.report["orders"]
+
+
+def test_a_promotion_moves_the_player_to_the_new_major_power(session_factory: sessionmaker[Session]) -> None:
+    """Napoleonic Wars, rule 12: France's player makes Spain, with four centres, its major power;
+    from the next phase the player plays Spain, and France is a minor power Spain controls."""
+    with transaction(session_factory) as s:
+        game = new_game(s, "napoleonic")
+        current = current_phase(s, game)
+        assert current is not None
+        variant = variant_of(game)
+        rules = variant.rules
+        spring = Phase(1801, Season.SPRING, PhaseKind.MOVEMENT)
+        state = rules.with_control(variant, current.state.with_(phase=spring), {"Spain": ("France", 1)})
+        state = state.with_(supply_centres={**state.supply_centres, "POR": "Spain", "MOR": "Spain"})
+        current.row.state_json = state_to_json(state)
+        s.flush()
+        order(s, game, "France", "PROMOTE Spain", "A MAD - AND")
+        (ended, *_) = phases.end_phase(s, game, T0 + timedelta(hours=1))
+        assert "France makes Spain its major power (rule 12)" in " ".join(ended.report["notes"])
+        player = s.scalars(select(Player).where(Player.email == "france@example.org")).one()
+        assert player.power == "Spain"
+        after = current_phase(s, game)
+        assert after is not None
+        assert rules.major_powers(variant, after.state) == ["Austria", "England", "Spain", "Prussia", "Russia"]
+        assert rules.controllers(variant, after.state)["France"] == "Spain"
+        assert after.state.home_centres["Spain"] == {"MAD", "VAL", "MOR", "POR"}
+        # The player now orders Spain's units and France's, as the controller of a minor power.
+        assert phases.owed(variant, after.state)["Spain"] == len(after.state.units_of("Spain")) + len(after.state.units_of("France"))
+        assert "France" not in phases.owed(variant, after.state)

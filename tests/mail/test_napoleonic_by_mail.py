@@ -1,7 +1,8 @@
 """Napoleonic Wars by mail: `gm serve` on a real IMAP server (Dovecot), a real SMTP server and
 SQLite or PostgreSQL; five players JOIN, bid for the minor powers in Winter 1800, order their own
-and their minor powers' units through 1801, and bid again in Winter 1801. The results mails show
-who controls each minor power, and no mail shows a player another power's bid."""
+and their minor powers' units through 1801, bid again in Winter 1801, and in Spring 1802 an army
+boards a fleet (rule 6). The results mails show who controls each minor power, and no mail shows a
+player another power's bid."""
 from __future__ import annotations
 
 import re
@@ -89,6 +90,15 @@ async def test_two_winters_of_bids_by_mail(
         body = text_of(results)
         assert re.search(r"Denmark\s+Russia \(was England\)", body)
         assert "IP 0 Denmark" in body and "IP 12" not in body
+
+        # Rule 6 by mail: the army in Liverpool boards the fleet arriving in the Irish Sea.
+        await hold_everything(state, {"F SCO": "F SCO - IRI", "A LVP": "A(Lvp) E IRI"})
+        (ack,) = await t.wait_mail("England", lambda m: "accepted  A(Lvp) E IRI" in text_of(m))
+        assert "= A LVP - IRI MERGE" in text_of(ack)  # what the judge understood
+        state = await t.wait_phase("Fall 1802, Movement")
+        assert str(state.units["IRI"]) == "A/F IRI" and "LVP" not in state.units
+        spring = text_of((await t.wait_mail("France", results_of("Spring 1802")))[0])
+        assert "A LVP - IRI MERGE" in spring
 
         # No mail to a player shows a bid that is not that player's own.
         for power in t.powers:

@@ -13,14 +13,14 @@ from gm.casefile import CaseRun, check, read_cases, run_case
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
-from gm.engine.model import PhaseKind, Season, Unit, UnitType
+from gm.engine.model import Phase, PhaseKind, Season, Unit, UnitType
 from gm.engine.orders import Bid, Build, Deny, Loan
 from gm.engine.parse import parse_order
 from gm.lifecycle.report import build_report
 from gm.randomgame import play_random_game
 from gm.store.db import state_from_json, state_to_json
 from gm.variants import load_variant
-from gm.variants.napoleonic import ALIENATED, BLOCKADED, CONTROL, SP_BANK, SP_LOANS
+from gm.variants.napoleonic import ALIENATED, BLOCKADED, CONTROL, HELD_SINCE, SP_BANK, SP_LOANS
 
 CASES_DIR = Path(__file__).parent / "cases"
 FILES = sorted(CASES_DIR.glob("*.txt"))
@@ -46,7 +46,8 @@ def results(case_id: str) -> list[tuple[str, str, str, str]]:
 
 def test_every_rule_has_a_file() -> None:
     assert {"nw_bids.txt", "nw_control.txt", "nw_passages.txt", "nw_builds.txt", "nw_victory.txt",
-            "nw_supply_points.txt", "nw_blockades.txt", "nw_second_moves.txt"} <= {
+            "nw_supply_points.txt", "nw_blockades.txt", "nw_second_moves.txt", "nw_multiple.txt",
+            "nw_promotion.txt"} <= {
         f.name for f in FILES}
 
 
@@ -88,7 +89,8 @@ def test_bid_results_and_reasons() -> None:
     lost = "all of England's bids are lost this winter: it bid 10 IPs and has 9"
     assert results("nw.bid.7")[:2] == [("England", "IP 5 Denmark", "fails", lost), ("England", "IP 5 Sweden", "fails", lost)]
     assert ("France", "IP 2 Naples", "void", "replaced by a later bid for the same minor power") in results("nw.bid.13")
-    assert results("nw.bid.14")[0][2:] == ("void", "Portugal is not a major power: only a major power's bid can be backed")
+    assert results("nw.bid.14")[0][2:] == ("void", "France is not a minor power")
+    assert results("nw.bid.14")[1][2:] == ("void", "Portugal is not a major power: only a major power's bid can be backed")
 
 
 def test_years_of_control_are_counted() -> None:
@@ -189,7 +191,7 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
     rules = V.rules
     phases = 0
     seen_kinds: set[PhaseKind] = set()
-    alienations = multiples = aboard = 0
+    alienations = multiples = aboard = promotions = 0
     for seed in ("nw-1", "nw-2"):
         for state, orders, a in play_random_game(V, seed, 20, stop_at_winner=False):
             phases += 1
@@ -209,17 +211,26 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
             control = rules.controllers(V, nxt)
             alienated = nxt.extra.get(ALIENATED, {})
             for minor, major in control.items():
-                assert major is None or (major in V.great_powers and major not in alienated.get(minor, []))
+                assert major is None or (major in rules.major_powers(V, nxt) and major not in alienated.get(minor, []))
             alienations = max(alienations, sum(len(v) for v in alienated.values()))
             if state.phase.kind is PhaseKind.BIDDING:
                 assert nxt.phase.season is Season.SPRING and nxt.phase.year == state.phase.year + 1
-                centres = {p: sum(1 for o in state.supply_centres.values() if o == p) for p in V.great_powers}
-                for p in V.great_powers:
+                majors = rules.major_powers(V, state)
+                centres = {p: sum(1 for o in state.supply_centres.values() if o == p) for p in majors}
+                for p in majors:
                     mine = sum(1 for c in rules.controllers(V, state).values() if c == p)
                     assert rules.points_available(V, state, p) == 3 * centres[p] + 2 * mine
             if state.phase.kind is PhaseKind.ADJUSTMENT:
                 assert nxt.phase.kind is PhaseKind.BIDDING
                 assert not {p: n for p, n in adjustment_counts(V, nxt).items() if n < 0}
+            changes = rules.power_changes(V, state, nxt)
+            for old, new in changes.items():  # rule 12: the old major is a minor power under the new one
+                # (unless the new one's units stand in its centres: rule 4 takes it away at once)
+                assert rules.controllers(V, nxt)[old] == new or new in alienated.get(old, [])
+                assert len(nxt.home_centres[new]) >= 4
+                assert sum(1 for o in state.supply_centres.values() if o == new) >= 4
+            promotions += len(changes)
+            assert len(rules.major_powers(V, nxt)) == 5
             if a.winner:
                 assert rules.strength(V, nxt)[a.winner] >= V.facts["victory_exceptions"].get(a.winner, 20)  # type: ignore[union-attr]
         assert V.phase_label(nxt.phase) == "Spring 1820, Movement"  # twenty years played out, winners or not
@@ -227,6 +238,7 @@ def test_a_random_game_of_twenty_years_keeps_the_rules() -> None:
     assert seen_kinds == set(PhaseKind)
     assert alienations > 0  # the random armies lose their allies now and then
     assert multiples > 50 and aboard > 10  # units merge, armies go to sea (rules 6 and 7)
+    assert promotions > 0  # a minor power becomes major now and then (rule 12)
 
 
 # --- Supply Points ------------------------------------------------------------------------------
@@ -370,3 +382,54 @@ def test_second_moves_only_where_the_rules_have_them() -> None:
     assert str(parse_order(standard, "F NTH - ENG - MAO", "England", PhaseKind.MOVEMENT, None).order) == \
         "F NTH - MAO VIA CONVOY"
     assert parse_order(V, "F NTH - ENG THEN ENG - MAO THEN NAO", "England", PhaseKind.MOVEMENT, None).order is None
+
+
+# --- promotion (rule 12) ------------------------------------------------------------------------
+def test_a_promotion_swaps_the_powers_and_keeps_the_player_s_bank() -> None:
+    a = adj("nw.promotion.1")
+    after = a.state
+    assert ("France", "PROMOTE Spain", "succeeds", "") in results("nw.promotion.1")
+    assert V.rules.major_powers(V, after) == ["Austria", "England", "Spain", "Prussia", "Russia"]
+    assert V.rules.power_changes(V, run("nw.promotion.1").state, after) == {"France": "Spain"}
+    # Spain's own two home centres, and Morocco and Portugal (held as long: alphabetical)
+    assert after.home_centres["Spain"] == {"MAD", "VAL", "MOR", "POR"}
+    assert after.home_centres["France"] == V.initial_state().home_centres["France"]  # its home borders now
+    assert after.extra[CONTROL]["France"] == "Spain" and "Spain" not in after.extra[CONTROL]
+    note = V.rules.public_notes(V, run("nw.promotion.1").state, after)[0]
+    assert note == ("France makes Spain its major power (rule 12): Spain's home centres are now Madrid, Morocco, "
+                    "Portugal, Valencia; France is a minor power, controlled by Spain")
+
+
+def test_promotion_refusals_say_why() -> None:
+    assert results("nw.promotion.2")[-1][2:] == (
+        "void", "Spain holds 3 supply centres; a minor power is promoted with at least 4 (rule 12)")
+    assert results("nw.promotion.3")[-1][2:] == ("void", "France does not control Spain")
+
+
+def test_the_new_home_centres_are_those_held_longest() -> None:
+    start = run("nw.promotion.1").state
+    held = start.with_(supply_centres={**start.supply_centres, "TUN": "Spain", "ALG": "Spain"},
+                       extra={**start.extra, HELD_SINCE: {"POR": 1804, "MOR": 1802, "TUN": 1802, "ALG": 1803}})
+    after = adjudicate(V, held, [parse_order(V, "PROMOTE Spain", "France", PhaseKind.MOVEMENT).order]).state  # type: ignore[list-item]
+    assert after.home_centres["Spain"] == {"MAD", "VAL", "MOR", "TUN"}
+
+
+def test_centres_taken_are_dated_in_the_autumn() -> None:
+    state = V.initial_state().with_(phase=Phase(1803, Season.FALL, PhaseKind.MOVEMENT))
+    a = adjudicate(V, state, [parse_order(V, "A BOR - AST", "France", PhaseKind.MOVEMENT, state).order,  # type: ignore[list-item]
+                              parse_order(V, "A PAR - BUR", "France", PhaseKind.MOVEMENT, state).order])  # type: ignore[list-item]
+    assert a.state.extra.get(HELD_SINCE, {}) == {}  # no centre changed hands
+    state = state.with_(units={**state.units, "HRG": Unit("France", UnitType.ARMY, "HRG")})
+    del state.units["PAR"]
+    a = adjudicate(V, state, [parse_order(V, "A HRG H", "France", PhaseKind.MOVEMENT, state).order])  # type: ignore[list-item]
+    assert a.state.extra[HELD_SINCE] == {"HRG": 1803}
+
+
+def test_after_a_promotion_the_old_major_power_is_bid_for() -> None:
+    after = adj("nw.promotion.1").state
+    winter = after.with_(phase=Phase(1803, Season.WINTER, PhaseKind.BIDDING),
+                         supply_centres={**after.supply_centres, "LON": "England", "LVP": "England", "SCO": "England"})
+    orders = [Bid("England", None, "France", 9), Bid("Spain", None, "France", 1), Bid("France", None, "Denmark", 1)]
+    a = adjudicate(V, winter, orders)
+    assert V.rules.controllers(V, a.state)["France"] == "England"
+    assert [r.reason for r in a.results if r.order.power == "France"] == ["France is not a major power and has no IPs"]

@@ -20,7 +20,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     game, now = ctx.game, utcnow()
     try:
-        power = great_power(game, " ".join(args))
+        power = great_power(ctx.session, game, " ".join(args))
         player = eject(ctx.session, game, power, now)
     except GameError as e:
         ctx.reject(line, str(e))

@@ -30,7 +30,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     game = ctx.game
     written = parseaddr(args[-1])[1].strip()
     try:
-        power = great_power(game, " ".join(args[:-1]))
+        power = great_power(ctx.session, game, " ".join(args[:-1]))
         address = validate_email(written, check_deliverability=False).normalized.lower()
     except GameError as e:
         ctx.reject(line, str(e))

@@ -20,7 +20,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     game = ctx.game
     try:
-        power = great_power(game, " ".join(args))
+        power = great_power(ctx.session, game, " ".join(args))
         undo_civil_disorder(ctx.session, game, power)
     except GameError as e:
         ctx.reject(line, str(e))
