@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Iterable
 
 from gm.engine.adjudicator import Adjudication, adjudicate
-from gm.engine.model import RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, parse_designation, province_of
 from gm.engine.orders import Convoy, Move, Order, TwoPhase
 from gm.engine.parse import parse_order, resolve_location, resolve_power
 from gm.engine.retreat import retreat_options
@@ -288,19 +288,14 @@ class _Reader:
     def unit(self, variant: Variant, line: str) -> Unit:
         power, rest = self.power_and_rest(variant, line)
         kind, _, where = rest.partition(" ")
-        kind = {"army": "A", "fleet": "F"}.get(kind.lower(), kind)
         # 'A', 'F', and where the variant has multiple units '2A', 'A/F', 'A/2F'.
-        match = _DESIGNATION.fullmatch(kind)
-        if match is None or not where.strip():
+        counts = parse_designation(kind)
+        if counts is None or not where.strip():
             raise self.fail(f"{rest!r} is not a unit ('A <province>' or 'F <location>')")
-        counts = {"A": 0, "F": 0}
-        for number, letter in ((match[1], match[2].upper()), (match[3], (match[4] or "").upper())):
-            if letter:
-                counts[letter] += int(number or 1)
         loc = self.location(variant, where)
-        if not counts["F"]:
+        if not counts[1]:
             loc = province_of(loc)  # armies ignore coasts
-        unit = Unit.of(power, loc, counts["A"], counts["F"])
+        unit = Unit.of(power, loc, *counts)
         if not unit.single and not variant.rules.multiple_units:
             raise self.fail(f"{variant.title} has no multiple units: {rest!r}")
         return unit
@@ -576,9 +571,6 @@ def to_json(run: CaseRun) -> dict[str, object]:
 
 def _unit_key(u: Unit) -> tuple[str, str, str]:
     return (u.power, u.designation, u.location)
-
-
-_DESIGNATION = re.compile(r"(\d{0,2})([AFaf])(?:/(\d{0,2})([AFaf]))?")
 
 
 def _compare(expected: list[Unit], actual: list[Unit]) -> tuple[list[Unit], list[Unit]]:

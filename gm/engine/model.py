@@ -1,6 +1,7 @@
 """Game nouns: units, phases and the position of a game between two phases."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -111,6 +112,23 @@ class Unit:
         if self.single:
             return self.type.value
         return designation(self.n_armies, self.n_fleets)
+
+
+_DESIGNATION = re.compile(r"(\d{0,2})([AF])(?:/(\d{0,2})([AF]))?")
+
+
+def parse_designation(word: str) -> tuple[int, int] | None:
+    """'A', 'F', 'Army', 'fleet', and for multiple units '2A', 'A/F', '2A/3F' -> (armies, fleets);
+    None for anything else. The inverse of `designation`."""
+    word = {"ARMY": "A", "FLEET": "F"}.get(word.upper(), word.upper())
+    match = _DESIGNATION.fullmatch(word)
+    if match is None or (match[4] and match[4] == match[2]):
+        return None
+    counts = {"A": 0, "F": 0}
+    for number, letter in ((match[1], match[2]), (match[3], match[4])):
+        if letter:
+            counts[letter] = int(number or 1)
+    return (counts["A"], counts["F"]) if counts["A"] or counts["F"] else None
 
 
 def designation(armies: int, fleets: int) -> str:

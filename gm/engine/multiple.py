@@ -74,39 +74,45 @@ def board(variant: Variant, state: GameState, orders: Sequence[Order]
     """Embarkations onto fleets already in the sea, made before the movement (the A/F rules'
     move sequence): they never fail. Returns the position with the armies aboard, the orders
     left to resolve and the boarding orders' results."""
-    game_map = variant.map
-    units: dict[str, Unit] | None = None
+    units = state.units
     left: list[Order] = []
     results: list[OrderResult] = []
     for order in orders:
-        if type(order) is not Move or game_map.provinces.get(province_of(order.dest)) is None \
-                or game_map.provinces[province_of(order.dest)].terrain is not SEA:
-            left.append(order)
-            continue
-        now = units if units is not None else state.units
-        unit, fleet = now.get(order.province), now.get(order.dest)
-        part = acting_part(variant, unit, order) if unit is not None and unit.power == order.power else None
-        if (type(part) is not tuple or part[1] or game_map.provinces[unit.province].terrain is SEA  # type: ignore[union-attr]
-                or fleet is None or fleet.power != order.power or not fleet.n_fleets
-                or order.dest not in game_map.sea_neighbours.get(order.province, ())):
+        boarding = _boarding(variant, units, order)
+        if boarding is None:
             left.append(order)  # not a boarding now: the movement judges it
             continue
-        armies = part[0]  # type: ignore[index]
+        army, fleet, armies = boarding
         if fleet.armies + armies > fleet.count:
-            results.append(OrderResult(order, Result.VOID, f"the {fleet.designation} in {game_map.name(order.dest)} has no room: each army needs a fleet to carry it"))
+            results.append(OrderResult(order, Result.VOID, f"the {fleet.designation} in {variant.map.name(fleet.province)} "
+                                                           "has no room: each army needs a fleet to carry it"))
             continue
-        if units is None:
-            units = dict(state.units)
-        rest = unit.n_armies - armies  # type: ignore[union-attr]
-        if rest:
-            units[order.province] = Unit.of(order.power, unit.location, rest, unit.n_fleets, unit.at_sea)  # type: ignore[union-attr]
+        units = dict(units) if units is state.units else units
+        if army.n_armies > armies:
+            units[army.province] = Unit.of(army.power, army.location, army.n_armies - armies, army.n_fleets, army.at_sea)
         else:
-            del units[order.province]
-        units[order.dest] = Unit.of(order.power, fleet.location, fleet.armies + armies, fleet.count, fleet.at_sea)
+            del units[army.province]
+        units[fleet.province] = Unit.of(fleet.power, fleet.location, fleet.armies + armies, fleet.count, fleet.at_sea)
         results.append(OrderResult(order, Result.SUCCEEDS, ""))
-    if units is None:
-        return state, left, results
-    return state.with_(units=units), left, results
+    return (state if units is state.units else state.with_(units=units)), left, results
+
+
+def _boarding(variant: Variant, units: dict[str, Unit], order: Order) -> tuple[Unit, Unit, int] | None:
+    """(the unit the armies leave, the fleet they board, how many) when `order` moves armies from
+    land into a sea next to it where a fleet of their power stands; else None."""
+    if type(order) is not Move:
+        return None
+    provinces = variant.map.provinces
+    dest = province_of(order.dest)
+    unit, fleet = units.get(order.province), units.get(dest)
+    if (unit is None or fleet is None or unit.power != order.power or fleet.power != order.power
+            or not fleet.n_fleets or provinces[dest].terrain is not SEA or provinces[unit.province].terrain is SEA
+            or dest not in variant.map.sea_neighbours.get(unit.province, ())):
+        return None
+    part = acting_part(variant, unit, order)
+    if type(part) is not tuple or part[1]:
+        return None
+    return unit, fleet, part[0]
 
 
 def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, parse_designation, province_of
 from gm.engine.parse import lookup_location, parse_order, resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, variant_of
@@ -102,14 +102,17 @@ def _trailing_power(variant: Variant, words: list[str]) -> tuple[list[str], str 
 
 
 def read_unit(variant: Variant, text: str) -> Unit:
-    """'A Par', 'F Stp/nc', 'F Spa nc', 'Fleet Spain north coast' -> a unit (its power left empty),
-    refused where no such unit can stand: a fleet inland, an army at sea, a fleet's coast missing
-    or wrong, an army on a coast."""
+    """'A Par', 'F Stp/nc', 'F Spa nc', 'Fleet Spain north coast', and where the variant has
+    multiple units '2A Bur', 'A/F MAO' -> a unit (its power left empty), refused where no such
+    unit can stand: a fleet inland, an army at sea (unless aboard a fleet of its own), a fleet's
+    coast missing or wrong, an army on a coast."""
     kind, _, where = text.strip().partition(" ")
-    unit_type = {"A": UnitType.ARMY, "ARMY": UnitType.ARMY, "F": UnitType.FLEET, "FLEET": UnitType.FLEET}.get(
-        kind.upper())
-    if unit_type is None or not where.strip():
+    counts = parse_designation(kind)
+    if counts is None or not where.strip():
         raise GameError(f"{text.strip()!r} is no unit: write it as A Par, F Stp/nc or F Spa nc")
+    if counts not in ((1, 0), (0, 1)) and not variant.rules.multiple_units:
+        raise GameError(f"{variant.title} has no multiple units: each unit is one army or one fleet")
+    unit_type = UnitType.FLEET if counts[1] else UnitType.ARMY
     location, why = lookup_location(variant, where)
     if location is None:
         raise GameError(why or f"unknown place {where.strip()!r}")
@@ -117,9 +120,9 @@ def read_unit(variant: Variant, text: str) -> Unit:
     name = variant.map.name(location)
     if province.terrain is Terrain.IMPASSABLE:
         raise GameError(f"no unit can stand in {name}: it is impassable")
+    if province.terrain is Terrain.SEA and counts[0] > counts[1]:
+        raise GameError(f"an army stands at sea ({name}) only aboard a fleet of its own: each army needs a fleet")
     if unit_type is UnitType.ARMY:
-        if province.terrain is Terrain.SEA:
-            raise GameError(f"an army cannot stand at sea ({name})")
         if location != province.abbr:
             raise GameError(f"an army stands in {province.name}, not on one of its coasts: A {province.abbr}")
     else:
@@ -129,7 +132,7 @@ def read_unit(variant: Variant, text: str) -> Unit:
         if location not in places:
             coasts = " or ".join(f"F {p}" for p in places)
             raise GameError(f"{province.name} has {len(places)} coasts: say which a fleet is on ({coasts})")
-    return Unit("", unit_type, location)
+    return Unit.of("", location, *counts)
 
 
 def _province(variant: Variant, text: str) -> str:
@@ -148,7 +151,7 @@ def _centre(variant: Variant, text: str, state: GameState | None = None) -> str:
 
 
 def _unit_words(variant: Variant, unit: Unit) -> str:
-    return f"{unit.type.value} {variant.map.name(unit.location)} ({unit.power})"
+    return f"{unit.designation} {variant.map.name(unit.location)} ({unit.power})"
 
 
 # --- the edits ----------------------------------------------------------------------------------
@@ -161,7 +164,7 @@ def set_unit(session: Session, game: Game, args: list[str]) -> Edit:
         raise GameError("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)")
     power, rest = leading_power(variant, args)
     unit = read_unit(variant, " ".join(rest))
-    unit = Unit(power, unit.type, unit.location)
+    unit = Unit.of(power, unit.location, unit.n_armies, unit.n_fleets)
     state = current.state
     there = state.units.get(unit.province)
     if there == unit:
@@ -277,12 +280,12 @@ def set_control(session: Session, game: Game, args: list[str]) -> Edit:
                         "(SET CONTROL Spain France)")
     place, power = _trailing_power(variant, args)
     minor = _exact_power(variant, " ".join(place)) or resolve_power(variant, " ".join(place))
-    if minor is None or not variant.powers[minor].minor:
-        minors = ", ".join(p.name for p in variant.powers.values() if p.minor)
-        raise GameError(f"{' '.join(place)!r} is no minor power; they are {minors}")
-    if power is not None and variant.powers[power].minor:
+    controllers = variant.rules.controllers(variant, state)  # the minor powers as they are now
+    if minor is None or minor not in controllers:
+        raise GameError(f"{' '.join(place)!r} is no minor power; they are {', '.join(controllers)}")
+    if power is not None and power in controllers:
         raise GameError(f"{power} is a minor power: only a major power controls one")
-    before = variant.rules.controllers(variant, state).get(minor)
+    before = controllers.get(minor)
     if before == power:
         raise GameError(f"{minor} is controlled by {power or 'nobody'} already")
     after = variant.rules.with_control(variant, state, {minor: (power, 1)})

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, parse_designation, province_of
 from gm.engine.variant import Variant
 from gm.maps import art
 from gm.maps.art import Art, load_art
@@ -216,12 +216,7 @@ def _fleet(draw: ImageDraw.ImageDraw, x: float, y: float, fill: int, edge: int) 
 def _unit(draw, kind: str, x: float, y: float, fill: int, edge: int) -> None:
     """A unit by its designation: 'A', 'F', and for multiple units '2A', 'A/F', '2A/3F': an army
     and a fleet side by side for an A/F, with the number of each beside it when more than one."""
-    armies = fleets = 0
-    for count, letter in re.findall(r"(\d*)([AF])", kind):
-        if letter == "A":
-            armies += int(count or 1)
-        else:
-            fleets += int(count or 1)
+    armies, fleets = parse_designation(kind) or (1, 0)
     if armies and fleets:
         _fleet(draw, x + 6, y + 2, fill, edge)
         _army(draw, x - 8, y - 4, fill, edge)

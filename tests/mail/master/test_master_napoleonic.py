@@ -75,3 +75,13 @@ def test_the_gm_orders_an_uncontrolled_minor_powers_unit(session_factory: sessio
     assert ": England: the unit in Portugal belongs to Portugal" in ack
     ack = desk.player("England", "A POR - AND")  # England does not control Portugal
     assert "REJECTED" in ack and "belongs to Portugal" in ack
+
+
+def test_set_unit_places_multiple_units(session_factory: sessionmaker[Session]) -> None:
+    desk = nap(session_factory)
+    ack = desk.master("SET UNIT France 2A Paris\nSET UNIT England A/F English Channel\nSET UNIT England 2A/F NAO")
+    assert "= 2A Paris (France) set on the board, in place of A Paris (France)" in ack
+    assert "= A/F English Channel (England) set on the board" in ack
+    assert ": an army stands at sea (North Atlantic Ocean) only aboard a fleet of its own: each army needs a fleet" in ack
+    state = position(desk)
+    assert str(state.units["PAR"]) == "2A PAR" and str(state.units["ENG"]) == "A/F ENG" and "NAO" not in state.units
