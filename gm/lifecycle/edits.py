@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, parse_designation, province_of
+from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Season, Unit, UnitType, designation, parse_designation, province_of
 from gm.engine.parse import lookup_location, parse_order, resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, variant_of
@@ -121,7 +121,8 @@ def read_unit(variant: Variant, text: str) -> Unit:
     if province.terrain is Terrain.IMPASSABLE:
         raise GameError(f"no unit can stand in {name}: it is impassable")
     if province.terrain is Terrain.SEA and counts[0] > counts[1]:
-        raise GameError(f"an army stands at sea ({name}) only aboard a fleet of its own: each army needs a fleet")
+        raise GameError(f"an army cannot stand at sea ({name})" if not counts[1] else
+                        f"{designation(*counts)} cannot stand at sea ({name}): each army needs a fleet to carry it")
     if unit_type is UnitType.ARMY:
         if location != province.abbr:
             raise GameError(f"an army stands in {province.name}, not on one of its coasts: A {province.abbr}")

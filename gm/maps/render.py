@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, parse_designation, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, parse_designation, province_of
 from gm.engine.variant import Variant
 from gm.maps import art
 from gm.maps.art import Art, load_art
@@ -65,6 +65,9 @@ class Scene:
     orders: list[DrawnOrder] = field(default_factory=list)
     dislodged: list[tuple[Unit, tuple[str, ...]]] = field(default_factory=list)  # with their retreats
     subtitle: str = ""
+    # The major powers, where the rules changed them in play (a promoted minor power takes the
+    # colour of the power whose player plays it now); None: the variant's.
+    majors: list[str] | None = None
 
 
 SECOND_MOVE = " (second move)"  # how gm.engine.orders.SecondPhase ends
@@ -240,6 +243,13 @@ class _Picture:
         minors = [c for p, c in self.colours.items() if variant.powers[p].minor]
         # a minor power the rules made in play (an A&E centre in civil disorder) takes the minors' colour
         self.minor_colour = minors[0] if minors else (COLOURBLIND_MINOR if palette == "colourblind" else DEFAULT_COLOUR)
+        self.majors = scene.majors or variant.great_powers
+        if scene.majors:  # a promotion: the colours follow the players
+            was = {p: self.colours[p] for p in variant.great_powers}
+            for old, new in zip(variant.great_powers, scene.majors):
+                self.colours[new] = was[old]
+                if old not in scene.majors:
+                    self.colours[old] = self.minor_colour
         self.pal = _Palette(self.art.board)
         self.ink: dict[str, int] = {}
         self.edge: dict[str, int] = {}
@@ -266,8 +276,7 @@ class _Picture:
         return self.colours.get(power, self.minor_colour)
 
     def is_minor(self, power: str) -> bool:
-        known = self.variant.powers.get(power)
-        return known is None or known.minor
+        return power not in self.majors
 
     # where things are
     def at(self, location: str) -> tuple[float, float]:
@@ -354,7 +363,7 @@ class _Picture:
         for power in self.scene.centres.values():
             key = MINOR_KEY if self.is_minor(power) else power
             counts[key] = counts.get(key, 0) + 1
-        entries = [(p.name, self.ink[p.name]) for p in self.variant.powers.values() if not p.minor]
+        entries = [(p, self.ink[p]) for p in self.majors]
         minors = [p for p in self.ink if self.is_minor(p)]
         if minors:
             entries.append((MINOR_KEY, self.ink[minors[0]]))
@@ -397,7 +406,14 @@ def position_scene(variant: Variant, state: GameState, game: str = "") -> Scene:
     where they may go."""
     return Scene(title=_title(variant, state, game), units=list(state.units.values()),
                  centres=dict(state.supply_centres),
-                 dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle="position")
+                 dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle="position",
+                 majors=_majors(variant, state))
+
+
+def _majors(variant: Variant, state: GameState) -> list[str] | None:
+    """The major powers of the position, where the rules changed them in play."""
+    majors = variant.rules.major_powers(variant, state)
+    return None if majors == variant.great_powers else list(majors)
 
 
 def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
@@ -411,7 +427,7 @@ def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
     elif before.phase.kind is not PhaseKind.MOVEMENT:
         dislodged = []
     return Scene(title=_title(variant, before, name), units=units, centres=dict(before.supply_centres),
-                 orders=orders, dislodged=dislodged, subtitle=subtitle)
+                 orders=orders, dislodged=dislodged, subtitle=subtitle, majors=_majors(variant, before))
 
 
 def results_scene(variant: Variant, before: GameState, report: dict, game: str = "") -> Scene:
@@ -420,7 +436,8 @@ def results_scene(variant: Variant, before: GameState, report: dict, game: str =
     dislodged = []
     for d in report.get("dislodged", []):
         kind, _, location = d["unit"].partition(" ")
-        dislodged.append((Unit(d["power"], UnitType(kind), location), tuple(d.get("retreats", ()))))
+        parts = parse_designation(kind) or (1, 0)
+        dislodged.append((Unit.of(d["power"], location, *parts), tuple(d.get("retreats", ()))))
     return _phase_scene(variant, before, orders, dislodged, game, "orders and results")
 
 

@@ -82,6 +82,6 @@ def test_set_unit_places_multiple_units(session_factory: sessionmaker[Session]) 
     ack = desk.master("SET UNIT France 2A Paris\nSET UNIT England A/F English Channel\nSET UNIT England 2A/F NAO")
     assert "= 2A Paris (France) set on the board, in place of A Paris (France)" in ack
     assert "= A/F English Channel (England) set on the board" in ack
-    assert ": an army stands at sea (North Atlantic Ocean) only aboard a fleet of its own: each army needs a fleet" in ack
+    assert ": 2A/F cannot stand at sea (North Atlantic Ocean): each army needs a fleet to carry it" in ack
     state = position(desk)
     assert str(state.units["PAR"]) == "2A PAR" and str(state.units["ENG"]) == "A/F ENG" and "NAO" not in state.units
