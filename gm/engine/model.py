@@ -85,6 +85,11 @@ class Unit:
     def single(self) -> bool:
         return self.count == 1 and not self.armies
 
+    @property
+    def single_kind(self) -> bool:
+        """Armies only or fleets only: no A/F."""
+        return not self.armies
+
     def at(self, location: str) -> Unit:
         """The same unit standing at `location`."""
         return Unit(self.power, self.type, location, self.count, self.armies, self.at_sea)

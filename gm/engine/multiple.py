@@ -63,6 +63,11 @@ def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
     return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
 
 
+def _mixed(part: tuple[int, int]) -> bool:
+    """Armies and fleets together: an A/F."""
+    return bool(part[0] and part[1])
+
+
 def combine(power: str, location: str, parts: Sequence[tuple[int, int]], at_sea: int = 0) -> Unit:
     """One unit of the given parts at `location` (a fleet's coast when there are fleets); its
     armies have been at sea as long as the longest at sea among them."""
@@ -161,13 +166,14 @@ class MultiMovement(Movement):
     """A movement phase with multiple units: weights instead of ones, merges, splits, landings."""
 
     FAST_MOVES = False
-    __slots__ = ("part", "weight", "rest", "group", "embarks", "hold_weight")
+    __slots__ = ("part", "weight", "rest", "group", "embarks", "hold_weight", "joining")
 
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
         self.part: dict[int, tuple[int, int]] = {}  # order -> the part of its unit that acts
         self.weight: dict[int, int] = {}  # move or support -> its unit's strength into the space
         self.rest: dict[str, tuple[int, int]] = {}  # province -> what stays when a part moves out
         self.group: dict[int, list[int]] = {}  # merging move -> every move of its merge
+        self.joining: dict[str, list[int]] = {}  # province -> merging moves into its power's unit there
         self.embarks: set[int] = set()  # armies boarding a fleet that arrives this turn
         super().__init__(variant, state, orders)
 
@@ -212,10 +218,13 @@ class MultiMovement(Movement):
         by_dest: dict[tuple[str, str], list[int]] = {}
         for i in self.src:
             by_dest.setdefault((orders[i].power, self.dst[i]), []).append(i)  # type: ignore[arg-type]
-        for members in by_dest.values():
+        for (power, dest), members in by_dest.items():
             if any(orders[i].merge for i in members):  # type: ignore[attr-defined]
                 for i in members:
                     self.group[i] = members
+                there = units.get(dest)
+                if there is not None and there.power == power:
+                    self.joining[dest] = members
         for i in list(self.embarks):
             carriers = [j for j in self.group.get(i, ()) if part[j][1]]
             if not carriers:
@@ -316,12 +325,31 @@ class MultiMovement(Movement):
         return not (j in self.denied_by and self.denied(j))
 
     def _force(self, i: int, exclude_power: str | None = None) -> int:
-        """The strength of move i with the rest of its merge, and their supports."""
-        total = 0
-        for j in self.group.get(i, (i,)):
-            if j == i or self._in_play(j):
+        """The strength of move i with the rest of its merge, and their supports; merging into
+        the power's unit in the space, that unit's strength too (they support each other). A/Fs
+        neither give nor take a merge's support ("except A/Fs", Multiplicity II)."""
+        total = self.weight[i] + self._support_count(self.move_supports[i], exclude_power)
+        if i not in self.group or _mixed(self.part[i]):
+            return total
+        for j in self.group[i]:
+            if j != i and not _mixed(self.part[j]) and self._in_play(j):
                 total += self.weight[j] + self._support_count(self.move_supports[j], exclude_power)
+        dest = self.dst[i]
+        if dest in self.joining and self._stays(dest) and self.units[dest].single_kind:  # type: ignore[index]
+            total += self.hold_weight[dest]  # type: ignore[index]
         return total
+
+    def _stays(self, prov: str) -> bool:
+        """Does the unit in `prov` stay there (some of it, at least)?"""
+        j = self.move_from.get(prov)
+        return j is None or prov in self.rest or not self.resolve(j)
+
+    def _arrivals(self, prov: str) -> int:
+        """What the power's units merging into its unit in `prov` add to that unit's defence."""
+        if not self.units[prov].single_kind:
+            return 0
+        return sum(self.weight[j] + self._support_count(self.move_supports[j])
+                   for j in self.joining.get(prov, ()) if j in self.src and not _mixed(self.part[j]) and self._in_play(j))
 
     def _joins(self, i: int) -> bool:
         """Does merging move i join its power's unit in the space it moves to?"""
@@ -345,13 +373,14 @@ class MultiMovement(Movement):
         if prov not in self.units:
             return 0
         j = self.move_from.get(prov)
+        joined = self._arrivals(prov) if prov in self.joining else 0
         if j is not None:
             if not self.resolve(j):
-                return self.hold_weight[prov]
+                return self.hold_weight[prov] + joined
             rest = self.rest.get(prov)
-            return strength_in(self.variant, rest, prov) if rest else 0
+            return strength_in(self.variant, rest, prov) + joined if rest else 0
         supports = self.hold_supports.get(prov)
-        return self.hold_weight[prov] + (self._support_count(supports) if supports else 0)
+        return self.hold_weight[prov] + joined + (self._support_count(supports) if supports else 0)
 
     def prevent_strength(self, j: int) -> int:
         if not self._in_play(j):
