@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 from gm.engine.graph import Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, designation, province_of
-from gm.engine.orders import Convoy, Move, Order, SupportHold, SupportMove
+from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
@@ -166,7 +166,7 @@ class MultiMovement(Movement):
     """A movement phase with multiple units: weights instead of ones, merges, splits, landings."""
 
     FAST_MOVES = False
-    __slots__ = ("part", "weight", "rest", "group", "embarks", "hold_weight", "joining")
+    __slots__ = ("part", "weight", "rest", "group", "embarks", "hold_weight", "joining", "split_supports")
 
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order]):
         self.part: dict[int, tuple[int, int]] = {}  # order -> the part of its unit that acts
@@ -175,11 +175,13 @@ class MultiMovement(Movement):
         self.group: dict[int, list[int]] = {}  # merging move -> every move of its merge
         self.joining: dict[str, list[int]] = {}  # province -> merging moves into its power's unit there
         self.embarks: set[int] = set()  # armies boarding a fleet that arrives this turn
+        self.split_supports: set[int] = set()  # supports by a unit's other parts, beside its own order
         super().__init__(variant, state, orders)
 
     # ------------------------------------------------------------------ validation
     def _assign(self) -> None:
         units, order_of, given, variant = self.units, self.order_of, self.given, self.variant
+        by_unit: dict[str, list[int]] = {}  # province -> the orders standing for its unit's parts
         for i, order in enumerate(self.orders):
             if not isinstance(order, MOVEMENT_ORDERS):
                 self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
@@ -193,16 +195,46 @@ class MultiMovement(Movement):
             if type(part) is str:
                 self._void(i, part)
                 continue
-            earlier = order_of.get(prov)
-            if earlier is not None:
-                self._void(earlier, "replaced by a later order for the same unit")
             self.part[i] = part  # type: ignore[assignment]
-            order_of[prov] = i
-            given[prov] = order
+            mine = by_unit.setdefault(prov, [])
+            if mine and not self._shared(unit, [*mine, i]):
+                for earlier in mine:
+                    self._void(earlier, "replaced by a later order for the same unit")
+                    self.split_supports.discard(earlier)
+                mine.clear()
+            mine.append(i)
+            # The unit's move, or else its first order, is the one the resolver knows it by; the
+            # other parts' supports are resolved beside it.
+            lead = next((j for j in mine if type(self.orders[j]) is Move), mine[0])
+            order_of[prov], given[prov] = lead, self.orders[lead]
+            self.split_supports.update(j for j in mine if j != lead and type(self.orders[j]) is not Hold)
+            self.split_supports.discard(lead)
+
+    def _shared(self, unit: Unit, orders: list[int]) -> bool:
+        """May these orders stand together for parts of one unit? Each names its part, the parts
+        add up to no more than the unit, and one at most is a move, the others supports or holds
+        ("A multiple unit may split its support between different spaces", Multiplicity II)."""
+        kinds = [type(self.orders[i]) for i in orders]
+        if any(self.orders[i].part is None for i in orders) or sum(k is Move for k in kinds) > 1 \
+                or not all(k in (Move, SupportHold, SupportMove, Hold) for k in kinds):
+            return False
+        return (sum(self.part[i][0] for i in orders) <= unit.n_armies
+                and sum(self.part[i][1] for i in orders) <= unit.n_fleets)
 
     def _validate(self) -> None:
         super()._validate()
         units, orders, part = self.units, self.orders, self.part
+        for i in sorted(self.split_supports):  # the supports of a unit's other parts
+            order = orders[i]
+            why = self._check_support(units[order.province], order)  # type: ignore[arg-type]
+            if why:
+                self._void(i, why)
+                continue
+            self.supports.append(i)
+            if type(order) is SupportMove:
+                self.move_supports[self.move_from[order.target]].append(i)  # type: ignore[attr-defined]
+            else:
+                self.hold_supports.setdefault(order.target, []).append(i)  # type: ignore[attr-defined]
         for i, prov in self.src.items():
             self.weight[i] = strength_in(self.variant, part[i], self.dst[i])  # type: ignore[arg-type]
             unit = units[prov]

@@ -70,6 +70,14 @@ def test_a_landing_from_a_second_move_is_void() -> None:
     assert (result, reason) == ("void", "no fleet carried the army to Aegean Sea")
 
 
+def test_a_unit_s_parts_give_orders_of_their_own() -> None:
+    assert outcome("nw.multiple.35")["1A BUR S A PAR - PIC"] == ("succeeds", "")
+    assert outcome("nw.multiple.35")["1A BUR S A MAR - HRG"] == ("succeeds", "")
+    assert outcome("nw.multiple.36")["1A BUR S A PAR - PIC"] == ("cut", "cut by the attack from Palatinate")
+    assert outcome("nw.multiple.36")["1A BUR - HRG"] == ("succeeds", "")
+    assert outcome("nw.multiple.37")["2A BUR S A PAR - PIC"] == ("void", "replaced by a later order for the same unit")
+
+
 def test_the_fast_ferry_refuses_two_seas() -> None:
     result, reason = outcome("nw.multiple.21")["A LON - POR"]
     assert result == "void" and "one sea only" in reason
