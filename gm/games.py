@@ -11,7 +11,7 @@ from sqlalchemy import Select, bindparam, literal, select
 from sqlalchemy.orm import Session
 
 from gm.engine.adjust import adjustment_counts
-from gm.engine.model import RETREATS, GameState, PhaseKind
+from gm.engine.model import RETREATS, GameState, PhaseKind, parse_designation
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, Master, OrderRecord, Player, SecretAllocation
@@ -172,6 +172,15 @@ def add_on_file(view: list[OnFile], entry: OnFile) -> None:
     view.append(entry)
 
 
+def adjustments_in(canonical: str) -> int:
+    """How many builds or removals an order on file makes: one, or with multiple units as many as
+    the armies and fleets it names ('Build 2A PAR', '2A/F BUR D')."""
+    words = canonical.split()
+    word = words[1] if words[0] == "Build" and len(words) > 1 else words[0]
+    parts = parse_designation(word) if canonical.startswith("Build ") or canonical.endswith(" D") else None
+    return sum(parts) if parts else 1
+
+
 def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFile]:
     """The orders `power` has on file for `phase`, oldest first."""
     return on_file_by_power(session, OrderRecord, phase).get(power, [])
@@ -180,7 +189,7 @@ def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFil
 def units_without_orders(variant: Variant, state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
     """Units `power` commands (its own; in Napoleonic Wars, also its minor powers') that still
     have no order (movement and retreat phases: dislodged units that may retreat)."""
-    ordered = {r.unit for r in on_file}
+    ordered = {r.unit.partition(" ")[0] for r in on_file}  # 'BUR 1': an order for a part of the unit in BUR
     if state.phase.kind in RETREATS:
         units = [d.unit for d in state.dislodged.values() if d.retreats]
     elif state.phase.kind is PhaseKind.MOVEMENT:
@@ -205,6 +214,6 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
     given = orders_on_file(session, current.row, power)
     if state.phase.kind is PhaseKind.ADJUSTMENT:  # its own and its minor powers' builds and removals
         due = sum(abs(n) for p, n in adjustment_counts(variant, state).items() if commander(variant, state, p) == power)
-        return min(len(given), due), due
+        return min(sum(adjustments_in(o.canonical) for o in given), due), due
     due = len(units_without_orders(variant, state, power, []))  # every unit it commands
     return due - len(units_without_orders(variant, state, power, given)), due

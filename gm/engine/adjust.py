@@ -59,10 +59,14 @@ def resolve_adjustments(
         power = order.power
         due = counts.get(power, 0)
         if isinstance(order, (Build, Waive)):
+            n = sum(order.part) if order.part else 1  # 'Build 2A Par' (multiple units) is two builds
             if due <= 0:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no builds this winter"))
             elif used.get(power, 0) >= due:
                 results.append(OrderResult(order, Result.VOID, f"{power} has already used all {due} of its builds"))
+            elif used.get(power, 0) + n > due:
+                left = due - used.get(power, 0)
+                results.append(OrderResult(order, Result.VOID, f"{power} has only {left} build{'s' if left > 1 else ''} left"))
             elif isinstance(order, Waive):
                 used[power] = used.get(power, 0) + 1
                 results.append(OrderResult(order, Result.SUCCEEDS))
@@ -73,7 +77,7 @@ def resolve_adjustments(
                     results.append(OrderResult(order, Result.VOID, why))
                 else:
                     built[power].append(order.province)
-                    used[power] = used.get(power, 0) + 1
+                    used[power] = used.get(power, 0) + n
                     units[order.province] = _built(units.get(order.province), order)
                     results.append(OrderResult(order, Result.SUCCEEDS))
         elif isinstance(order, Disband):
@@ -117,11 +121,11 @@ def resolve_adjustments(
 def _built(there: Unit | None, order: Build) -> Unit:
     """The unit in the province once `order` has built there: new, or joined to the power's own."""
     kind = order.unit_type
+    armies, fleets = order.part or ((1, 0) if kind is UnitType.ARMY else (0, 1))
     if there is None:
-        return Unit(order.power, kind, order.location)  # type: ignore[arg-type]
-    armies = there.n_armies + (kind is UnitType.ARMY)
-    fleets = there.n_fleets + (kind is UnitType.FLEET)
-    return Unit.of(order.power, order.location if kind is UnitType.FLEET else there.location, armies, fleets, there.at_sea)
+        return Unit.of(order.power, order.location if fleets else order.province, armies, fleets)
+    location = order.location if kind is UnitType.FLEET else there.location
+    return Unit.of(order.power, location, there.n_armies + armies, there.n_fleets + fleets, there.at_sea)
 
 
 def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] | str:

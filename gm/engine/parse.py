@@ -655,9 +655,7 @@ def _make(raw: _Raw, power: str, phase_kind: PhaseKind, state: GameState | None)
     if raw.kind == "build":
         if raw.unit_type is None:
             raise _Fail("a build must name the kind of unit: A (army) or F (fleet)")
-        if raw.part is not None and sum(raw.part) > 1:
-            raise _Fail("a build order builds one army or one fleet: give one order for each")
-        return Build(power, raw.unit_type, raw.location)
+        return Build(power, raw.unit_type, raw.location, part=raw.part)
     head = (power, raw.unit_type, _unit_location(state, phase_kind, raw))
     part = raw.part
     if raw.kind in ("disband", "remove"):

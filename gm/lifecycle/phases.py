@@ -20,7 +20,7 @@ from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.orders import Order
 from gm.engine.parse import parse_order
 from gm.engine.variant import Variant
-from gm.games import (CurrentPhase, OnFile, active_players, add_on_file, current_phase, on_file_by_power,
+from gm.games import (CurrentPhase, OnFile, active_players, add_on_file, adjustments_in, current_phase, on_file_by_power,
                       units_without_orders, variant_of)
 from gm.lifecycle.deadlines import Absence, deadline_for, fit
 from gm.lifecycle.house_rules import HouseRules, rules_of
@@ -97,7 +97,7 @@ def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[On
         # its own builds or removals, and those of the minor powers it controls (Napoleonic Wars)
         dues = [n for p, n in adjustment_counts(variant, state).items() if rules.commander(variant, state, p) == power]
         declared = sum(1 for o in on_file if o.canonical.startswith(DECLARATION))
-        left = sum(abs(n) for n in dues) - (len(on_file) - declared)
+        left = sum(abs(n) for n in dues) - (sum(adjustments_in(o.canonical) for o in on_file) - declared)
         what = "build" if all(n > 0 for n in dues) else "removal" if all(n < 0 for n in dues) else "adjustment"
         out = [f"{left} {what}{'s' if left > 1 else ''}"] if left > 0 else []
         choice = rules.winter_choices(variant, state).get(power)

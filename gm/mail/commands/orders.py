@@ -7,6 +7,7 @@ from sqlalchemy import Update, bindparam, insert, tuple_, update
 from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
+from gm.engine.model import Unit, parse_designation
 from gm.engine.orders import SECRET_ORDERS, Order, Waive
 from gm.engine.parse import parse_order
 from gm.games import OnFile, add_on_file, variant_of
@@ -76,8 +77,34 @@ def too_late(ctx: Context, phase: GamePhase) -> str | None:
 
 
 def unit_key(order: Order) -> str:
-    """Which earlier order a new one replaces: the one for the same unit (waives never replace)."""
+    """Which earlier order a new one replaces: the one for the same unit (waives never replace).
+    Orders for parts of a multiple unit are keyed apart: see _part_keys."""
     return "" if type(order) is Waive else order.province
+
+
+def _part_keys(order: Order, key: str, view: list[OnFile], unit: Unit | None) -> tuple[str, set[str]]:
+    """Multiple units: the new order's key, and the keys of the orders on file it replaces. An
+    order for a whole unit replaces its parts' orders; an order for a part ('1A BUR S ...') is
+    kept beside the other parts' (keys 'BUR 1', 'BUR 2'), replacing the whole unit's order, and
+    the earliest part orders go while the parts on file add up to more than the unit or hold
+    two moves: what the resolver lets stand together (gm.engine.multiple)."""
+    mine = [o for o in view if o.unit == key or o.unit.startswith(key + " ")]
+    if order.part is None:
+        return key, {o.unit for o in mine}
+    kept = [(o.unit, o.canonical) for o in mine if o.unit != key] + [("", str(order))]
+    while len(kept) > 1 and not _fit(unit, [text for _, text in kept]):
+        kept.pop(0)
+    used = {k for k, _ in kept}
+    new_key = next(f"{key} {n}" for n in range(1, len(view) + 2) if f"{key} {n}" not in used)
+    return new_key, {o.unit for o in mine} - used
+
+
+def _fit(unit: Unit | None, texts: list[str]) -> bool:
+    """Can orders for parts of `unit` (canonical texts, '1A BUR S A PAR - PIC') stand together?"""
+    if sum(1 for text in texts if text.split()[2:3] == ["-"]) > 1:
+        return False  # two moves
+    parts = [parse_designation(text.split()[0]) or (0, 0) for text in texts]
+    return unit is None or (sum(a for a, _ in parts) <= unit.n_armies and sum(f for _, f in parts) <= unit.n_fleets)
 
 
 def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
@@ -88,13 +115,16 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     table = SecretAllocation if type(order) in SECRET_ORDERS else OrderRecord
     key = unit_key(order)
     assert ctx.game is not None and (ctx.player is not None or ctx.master is not None)
-    phase = ctx.phase()
-    assert phase is not None and phase.row.id == phase_id
+    current = ctx.phase()
+    assert current is not None and current.row.id == phase_id
+    view = ctx.lookups.on_file(table, current.row, order.power)  # before the row joins the pending ones
+    retire = {key}
+    if key and variant_of(ctx.game).rules.multiple_units:
+        key, retire = _part_keys(order, key, view, current.state.units.get(order.province))
     if ctx.master is not None:
         player, entered_by = ctx.lookups.player(ctx.game, order.power), ctx.actor
     else:
         player, entered_by = ctx.player, None
-    view = ctx.lookups.on_file(table, phase.row, order.power)  # before the row joins the pending ones
     row = {
         "game_id": ctx.game.id,
         "phase_id": phase_id,
@@ -113,10 +143,12 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     pending = ctx.lookups.pending_orders
     for earlier_table, earlier in pending:
         if key and earlier_table is table and earlier["phase_id"] == phase_id and earlier["power"] == order.power \
-                and earlier["unit"] == key:
+                and earlier["unit"] in retire:
             earlier["current"] = False  # replaced within the same batch
+    row["replaces"] = sorted(retire - {key})  # on file under other keys: a multiple unit's parts
     pending.append((table, row))
     ctx.lookups.orders_changed.add(ctx.game.id)
+    view[:] = [o for o in view if o.unit not in retire]
     add_on_file(view, OnFile(key, row["canonical"], row.get("points", 0), row.get("entered_by")))
     ctx.changed = True
 
@@ -171,8 +203,9 @@ def _write_rows(session: Session, lookups: Lookups) -> None:
     retired: dict[type, set[tuple[int, str, str]]] = {}
     rows: dict[type, list[dict[str, Any]]] = {}
     for table, row in lookups.pending_orders:
+        also = row.pop("replaces", ())  # not a column: the other keys the order replaces
         if row["unit"]:
-            retired.setdefault(table, set()).add((row["phase_id"], row["power"], row["unit"]))
+            retired.setdefault(table, set()).update((row["phase_id"], row["power"], unit) for unit in [row["unit"], *also])
         rows.setdefault(table, []).append(row)
     for table, units in retired.items():
         connection.execute(_RETIRE[table], {"units": sorted(units)})

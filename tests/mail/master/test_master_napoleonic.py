@@ -85,3 +85,21 @@ def test_set_unit_places_multiple_units(session_factory: sessionmaker[Session]) 
     assert ": 2A/F cannot stand at sea (North Atlantic Ocean): each army needs a fleet to carry it" in ack
     state = position(desk)
     assert str(state.units["PAR"]) == "2A PAR" and str(state.units["ENG"]) == "A/F ENG" and "NAO" not in state.units
+
+
+def test_orders_for_a_unit_s_parts_are_kept_side_by_side(session_factory: sessionmaker[Session]) -> None:
+    """Multiple units by mail: each part of a 2A keeps its own order on file; an order for the
+    whole unit replaces them, and a part's order the whole unit's."""
+    desk = nap(session_factory)
+    desk.master("SET UNIT France 2A Burgundy\nSET PHASE Spring 1801 Movement")
+    ack = desk.player("France", "1A Bur S A Par - Pic\n1A Bur - Pic")
+    assert "1A BUR S A PAR - PIC" in ack and "1A BUR - PIC" in ack
+    on_file = ack.split("on file", 1)[-1]
+    assert "1A BUR S A PAR - PIC" in on_file and "1A BUR - PIC" in on_file
+    on_file = desk.player("France", "2A Bur H").split("on file", 1)[-1]
+    assert "2A BUR H" in on_file and "1A BUR" not in on_file
+    on_file = desk.player("France", "1A Bur - Pic").split("on file", 1)[-1]
+    assert "1A BUR - PIC" in on_file and "2A BUR H" not in on_file
+    # A third part order for a 2A: the earliest part order goes.
+    on_file = desk.player("France", "1A Bur S A Par - Pic\n1A Bur S A Mar - Bor").split("on file", 1)[-1]
+    assert "1A BUR S A PAR - PIC" in on_file and "1A BUR S A MAR - BOR" in on_file and "1A BUR - PIC" not in on_file

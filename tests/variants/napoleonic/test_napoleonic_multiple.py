@@ -242,9 +242,16 @@ def test_winter_spellings(text: str, expected: str) -> None:
     assert parsed.error is None and str(parsed.order) == expected
 
 
-def test_a_build_is_one_army_or_fleet() -> None:
-    parsed = parse_order(V, "Build 2A Par", "France", PhaseKind.ADJUSTMENT)
-    assert parsed.error == "a build order builds one army or one fleet: give one order for each"
+def test_a_build_of_several_is_as_many_builds() -> None:
+    state = winter([unit("A PAR", "France")])
+    assert adjustment_counts(V, state)["France"] == 3
+    orders = [parse_order(V, text, "France", PhaseKind.ADJUSTMENT, state).order for text in
+              ("Build 2A Par", "Build A/F Bre", "Build A Mar")]
+    a = adjudicate(V, state, orders)  # type: ignore[arg-type]
+    assert [(str(r.order), r.result.value, r.reason) for r in a.results] == [
+        ("Build 2A PAR", "succeeds", ""), ("Build A/F BRE", "void", "France has only 1 build left"),
+        ("Build A MAR", "succeeds", "")]
+    assert str(a.units["PAR"]) == "3A PAR" and str(a.units["MAR"]) == "A MAR"
 
 
 @pytest.mark.parametrize("text", ["2A Par - Bur", "A Mar - Bur merge", "A/F Bre H"])
