@@ -12,7 +12,11 @@ power's unit in the space moved to, or its other units merging there, instead of
 merging units count as supporting each other. An army boards its power's fleet in a sea next to it
 with E (a move into that sea): before the movement when the fleet is there already, with the
 move when the fleet arrives this turn. Armies aboard land on a coast of their sea by moving there
-(D). The variant's README says how each rule is read where the rule texts are silent.
+(D); those whose fleet carried them this turn land once the moves are made. A unit's parts may
+have orders of their own (one move at most), so a unit splits its support between spaces.
+Where the rules say so, convoys cross one sea only (Rules.convoy_one_sea) and armies at sea
+starve after so many turns (Rules.rations, `ration`). The variant's README says how each rule is
+read where the rule texts are silent.
 """
 from __future__ import annotations
 
