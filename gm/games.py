@@ -58,6 +58,9 @@ def create_game(session: Session, name: str, variant: str, actor: str = "system"
     name = game_name(name)
     if session.scalar(select(Game).where(Game.name == name)) is not None:
         raise GameError(f"there is already a game called {name}")
+    unfinished = load_variant(variant).rules.unfinished
+    if unfinished:
+        raise GameError(f"{load_variant(variant).title} cannot be played yet: {unfinished}")
     game = Game(name=name, variant=canonical_name(variant), status=GameStatus.FORMING)
     session.add(game)
     session.flush()

@@ -22,6 +22,10 @@ _SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Lo
 class Rules:
     """Standard Diplomacy. A variant's rules module subclasses this and overrides only what differs."""
 
+    # Why games of the variant cannot be started yet ('' when they can): a map whose rules the
+    # judge does not play yet is shipped for its map tools only.
+    unfinished = ""
+
     # Minor powers' units are ordered only through points (A&E's DPs), never directly, not even by
     # the GM; where False (Napoleonic Wars) their controller orders them, and the GM may.
     minors_ordered_by_points = True
