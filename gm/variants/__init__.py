@@ -19,6 +19,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "ambition": ("ambition", "gm.variants.ambition"),
     "ambition-v6": ("ambition-v6", "gm.variants.ambition_v6"),
     "napoleonic": ("napoleonic", "gm.variants.napoleonic"),
+    "1700ad": ("1700ad", "gm.variants.ad1700"),
 }
 ALIASES = {
     "classical-mediterranean": "classical",
@@ -31,6 +32,8 @@ ALIASES = {
     "ambition-and-empire-v6": "ambition-v6",
     "napoleonic-wars": "napoleonic",
     "napoleon": "napoleonic",
+    "1700ad-ii": "1700ad",
+    "1700": "1700ad",
 }
 
 
