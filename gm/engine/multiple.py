@@ -288,6 +288,9 @@ class MultiMovement(Movement):
             strength += fleets
         return strength
 
+    def _army_moves(self, i: int) -> bool:
+        return not self.part[i][1]
+
     def _reaches(self, unit: Unit, prov: str) -> bool:
         return self._reach(unit, (unit.n_armies, unit.n_fleets), prov) > 0
 

@@ -256,13 +256,17 @@ class Movement:
         rules, variant, state = self.variant.rules, self.variant, self.state
         for i, here in self.src.items():
             deniers = by_passage.get(frozenset((here, self.dst[i])))  # type: ignore[arg-type]
-            if deniers is None or i in self.convoyed or units[here].type is not ARMY:
+            if deniers is None or i in self.convoyed or not self._army_moves(i):
                 continue
             mover = rules.commander(variant, state, orders[i].power) or orders[i].power
             others = [d for d in deniers
                       if (rules.commander(variant, state, orders[d].power) or orders[d].power) != mover]
             if others:
                 self.denied_by[i] = others
+
+    def _army_moves(self, i: int) -> bool:
+        """Is move i an army's (armies only, for a multiple unit)?"""
+        return self.units[self.src[i]].type is ARMY
 
     def _validate_blockades(self, given: list[tuple[str, int]]) -> None:
         """B orders: a fleet blockading a coastal home centre, where the variant's rules allow."""
