@@ -299,6 +299,8 @@ class MultiMovement(Movement):
         return super()._check_support(Unit.of(unit.power, unit.location, *part), order)  # type: ignore[misc]
 
     def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
+        if fleet.armies:
+            return f"the {fleet.designation} in {self.map.name(fleet.location)} carries armies: an A/F does not convoy"
         why = super()._check_convoy_shape(fleet, order)
         army = self.units.get(order.target)
         if not why and army is not None and army.count > fleet.count:
