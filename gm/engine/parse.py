@@ -815,9 +815,11 @@ def _parse_special(
     if match.re is _DENY:
         return _parse_deny(variant, text, match, power, phase_kind, state)
     if match.re is _PROMOTE:
-        minor = resolve_power(variant, match.group(1)) if match.group(1).strip() else None
+        named = match.group(1).strip()
+        minor = resolve_power(variant, named) if named else None
         if minor is None:
-            return ParsedOrder(text, None, "name the minor power to make your major power: PROMOTE <minor power>")
+            what = f"{named!r} is no power of {variant.title}" if named else "name the minor power to make your major power"
+            return ParsedOrder(text, None, f"{what}: PROMOTE <minor power>")
         return ParsedOrder(text, Promote(power, None, minor), None)
     if match.re is _HOME:
         if phase_kind is not PhaseKind.ADJUSTMENT:

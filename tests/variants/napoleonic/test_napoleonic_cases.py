@@ -433,3 +433,15 @@ def test_after_a_promotion_the_old_major_power_is_bid_for() -> None:
     a = adjudicate(V, winter, orders)
     assert V.rules.controllers(V, a.state)["France"] == "England"
     assert [r.reason for r in a.results if r.order.power == "France"] == ["France is not a major power and has no IPs"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("PROMOTE Spain", "PROMOTE Spain"), ("promote spain to major power", "PROMOTE Spain"),
+    ("Promote: Two Sicilies", "PROMOTE Naples")])
+def test_promote_spellings(text: str, expected: str) -> None:
+    assert str(parse_order(V, text, "France", PhaseKind.MOVEMENT).order) == expected
+
+
+def test_promote_of_no_power_says_so() -> None:
+    assert parse_order(V, "PROMOTE Narnia", "France", PhaseKind.MOVEMENT).error == \
+        "'Narnia' is no power of Napoleonic Wars: PROMOTE <minor power>"
