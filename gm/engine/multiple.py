@@ -204,15 +204,14 @@ class MultiMovement(Movement):
             if mine and not self._shared(unit, [*mine, i]):
                 for earlier in mine:
                     self._void(earlier, "replaced by a later order for the same unit")
-                    self.split_supports.discard(earlier)
                 mine.clear()
             mine.append(i)
+        for prov, mine in by_unit.items():
             # The unit's move, or else its first order, is the one the resolver knows it by; the
             # other parts' supports are resolved beside it.
             lead = next((j for j in mine if type(self.orders[j]) is Move), mine[0])
             order_of[prov], given[prov] = lead, self.orders[lead]
             self.split_supports.update(j for j in mine if j != lead and type(self.orders[j]) is not Hold)
-            self.split_supports.discard(lead)
 
     def _shared(self, unit: Unit, orders: list[int]) -> bool:
         """May these orders stand together for parts of one unit? Each names its part, the parts
