@@ -67,6 +67,16 @@ def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
     return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
 
 
+def parts_stand_together(unit: Unit | None, parts: Sequence[tuple[tuple[int, int], bool]]) -> bool:
+    """May orders for these parts of `unit` ((armies, fleets), whether it is a move) stand
+    together: one move at most, and no more armies and fleets than the unit has (unchecked
+    without the unit)? The resolver and the intake of orders both ask."""
+    if sum(1 for _, move in parts if move) > 1:
+        return False
+    return unit is None or (sum(a for (a, _), _ in parts) <= unit.n_armies
+                            and sum(f for (_, f), _ in parts) <= unit.n_fleets)
+
+
 def _mixed(part: tuple[int, int]) -> bool:
     """Armies and fleets together: an A/F."""
     return bool(part[0] and part[1])
@@ -218,11 +228,10 @@ class MultiMovement(Movement):
         add up to no more than the unit, and one at most is a move, the others supports or holds
         ("A multiple unit may split its support between different spaces", Multiplicity II)."""
         kinds = [type(self.orders[i]) for i in orders]
-        if any(self.orders[i].part is None for i in orders) or sum(k is Move for k in kinds) > 1 \
-                or not all(k in (Move, SupportHold, SupportMove, Hold) for k in kinds):
+        if any(self.orders[i].part is None for i in orders) or \
+                not all(k in (Move, SupportHold, SupportMove, Hold) for k in kinds):
             return False
-        return (sum(self.part[i][0] for i in orders) <= unit.n_armies
-                and sum(self.part[i][1] for i in orders) <= unit.n_fleets)
+        return parts_stand_together(unit, [(self.part[i], k is Move) for i, k in zip(orders, kinds)])
 
     def _validate(self) -> None:
         super()._validate()

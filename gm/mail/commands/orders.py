@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
 from gm.engine.model import Unit, parse_designation
+from gm.engine.multiple import parts_stand_together
 from gm.engine.orders import SECRET_ORDERS, Order, Waive
 from gm.engine.parse import parse_order
 from gm.games import OnFile, add_on_file, variant_of
@@ -101,10 +102,8 @@ def _part_keys(order: Order, key: str, view: list[OnFile], unit: Unit | None) ->
 
 def _fit(unit: Unit | None, texts: list[str]) -> bool:
     """Can orders for parts of `unit` (canonical texts, '1A BUR S A PAR - PIC') stand together?"""
-    if sum(1 for text in texts if text.split()[2:3] == ["-"]) > 1:
-        return False  # two moves
-    parts = [parse_designation(text.split()[0]) or (0, 0) for text in texts]
-    return unit is None or (sum(a for a, _ in parts) <= unit.n_armies and sum(f for _, f in parts) <= unit.n_fleets)
+    return parts_stand_together(unit, [(parse_designation(text.split()[0]) or (0, 0), text.split()[2:3] == ["-"])
+                                       for text in texts])
 
 
 def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
