@@ -16,6 +16,7 @@ A case file is line oriented; `#` starts a comment anywhere. Sections:
     POSTSTATE | POSTSTATE_SAME              expected units after the phase
     POSTSTATE_DISLODGED                     expected dislodged units (those that may retreat at least)
     POSTSTATE_CONTROL                       <Minor power>: <Power>|nobody  (expected control after the phase)
+    POSTSTATE_SUPPLYCENTER_OWNERS           <Power>|nobody: <prov> ...  (expected owners of the centres listed)
     END
 
 Conventions (those of the jDip test suite the format comes from):
@@ -39,9 +40,10 @@ from typing import Iterable
 
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.model import RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, parse_designation, province_of
-from gm.engine.orders import Convoy, Move, Order, TwoPhase
-from gm.engine.parse import parse_order, resolve_location, resolve_power
+from gm.engine.orders import Convoy, Move, Order, Step, Steps, TwoPhase
+from gm.engine.parse import order_texts, parse_order, resolve_location, resolve_power
 from gm.engine.retreat import retreat_options
+from gm.engine.results import OrderResult
 from gm.engine.variant import Variant
 from gm.variants import VariantError, canonical_name, load_variant
 
@@ -59,6 +61,7 @@ SECTIONS = (
     "POSTSTATE_SAME",
     "POSTSTATE_DISLODGED",
     "POSTSTATE_CONTROL",
+    "POSTSTATE_SUPPLYCENTER_OWNERS",
     "POSTSTATE",
 )
 _COAST_PARENS = re.compile(r"\s*\(\s*([a-z]{1,2})\s*\)\s*$", re.IGNORECASE)
@@ -89,6 +92,7 @@ class Case:
     poststate: list[Unit] | None = None  # None: not stated
     poststate_same: bool = False
     poststate_dislodged: list[Unit] | None = None  # None: section absent (nothing expected)
+    poststate_owners: dict[str, str | None] | None = None  # centre -> expected owner (None: nobody)
 
     @property
     def expected_units(self) -> list[Unit] | None:
@@ -197,6 +201,8 @@ class _Reader:
                     case.poststate_dislodged = []
                 elif keyword == "POSTSTATE_CONTROL":
                     case.poststate_control = {}
+                elif keyword == "POSTSTATE_SUPPLYCENTER_OWNERS":
+                    case.poststate_owners = {}
                 elif keyword == "PRESTATE_SUPPLYCENTER_OWNERS":
                     case.centre_owners = {}
                 elif keyword == "PRESTATE_HOME_CENTERS":
@@ -323,6 +329,13 @@ class _Reader:
                 raise self.fail(f"{prov} is no supply centre")
             assert case.centre_owners is not None
             case.centre_owners[prov] = power
+        elif section == "POSTSTATE_SUPPLYCENTER_OWNERS":
+            head, _, rest = line.partition(":")
+            owner = None if head.strip().lower() == "nobody" else self.power_and_rest(v, line)[0]
+            assert case.poststate_owners is not None
+            for word in re.split(r"[\s,]+", rest.strip()):
+                if word:
+                    case.poststate_owners[province_of(self.location(v, word))] = owner
         elif section == "PRESTATE_CIVIL_DISORDER":
             power = resolve_power(v, line.rstrip(":").strip())
             if power is None:
@@ -452,9 +465,10 @@ def _retreats(variant: Variant, state: GameState, d: Dislodged) -> tuple[str, ..
 # -------------------------------------------------------------------------------------- running
 def parse_case_orders(case: Case, state: GameState) -> list[OrderEntry]:
     entries = []
-    for power, text in case.orders:
-        parsed = parse_order(case.variant, text, power, case.phase.kind, state)
-        entries.append(OrderEntry(power, text, parsed.order, parsed.error))
+    for power, line in case.orders:
+        for text in order_texts(case.variant, line):
+            parsed = parse_order(case.variant, text, power, case.phase.kind, state)
+            entries.append(OrderEntry(power, text, parsed.order, parsed.error))
     return entries
 
 
@@ -503,6 +517,7 @@ def order_results(run: CaseRun) -> list[dict[str, str]]:
     units (a minor power's order that point allocations decided), under that power's name."""
     results = list(run.adjudication.results) if run.adjudication is not None else []
     by_order = {id(r.order): r for r in results}
+    by_step = {id(r.order.order): r for r in results if type(r.order) is Step}
     out = []
     for e in run.entries:
         if e.order is None:
@@ -511,6 +526,14 @@ def order_results(run: CaseRun) -> list[dict[str, str]]:
         r = by_order.pop(id(e.order), None)
         if r is None and type(e.order) is TwoPhase:  # a fleet's two moves: the first's result here
             r = by_order.pop(id(e.order.first), None)
+        if r is None and id(e.order) in by_step:  # a turn of impulses: the step's result
+            r = by_order.pop(id(by_step[id(e.order)].order), None)
+        if r is None and type(e.order) is Steps:  # a unit's steps: the last step's result, every reason
+            found = [by_order.pop(id(by_step[id(s)].order)) for s in e.order.steps if id(s) in by_step]
+            if found:
+                reason = "; ".join(f"impulse {x.order.impulse}: {x.result.value}" + (f" ({x.reason})" if x.reason else "")
+                                   for x in found)
+                r = OrderResult(e.order, found[-1].result, reason)
         if r is None:  # an order for a minor power's unit, carried out under the minor power's name
             key = (type(e.order), e.order.location, str(e.order))
             found = next((k for k, x in by_order.items()
@@ -616,6 +639,12 @@ def check(run: CaseRun) -> list[str]:
                  for m, c in sorted(run.case.poststate_control.items()) if control.get(m) != c]
         if wrong:
             problems.append("control: " + "; ".join(wrong))
+    if run.case.poststate_owners is not None:
+        owners = run.adjudication.state.supply_centres
+        wrong = [f"{c}: expected {o or 'nobody'}, is {owners.get(c) or 'nobody'}"
+                 for c, o in sorted(run.case.poststate_owners.items()) if owners.get(c) != o]
+        if wrong:
+            problems.append("centres: " + "; ".join(wrong))
     expected_dislodged = run.case.poststate_dislodged or []
     missing, _ = _compare(expected_dislodged, [d.unit for d in run.adjudication.dislodged.values()])
     _, extra = _compare(expected_dislodged, retreating(run))

@@ -45,7 +45,7 @@ from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import (
     Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Promote, Retreat,
-    SupportHold, SupportMove, TwoPhase, convert, waive,
+    Steps, SupportHold, SupportMove, TwoPhase, convert, waive,
 )
 from gm.engine.rules import Rules
 from gm.engine.variant import Variant
@@ -66,6 +66,8 @@ P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or suppor
 # an army boards its fleet next to it; armies aboard land; a build joins the power's unit.
 P_MERGE, P_SPLIT, P_EMBARK, P_LAND, P_JOIN = 0.6, 0.3, 0.5, 0.5, 0.3
 P_PROMOTE = 0.05  # a power makes a minor power it controls its major power, in a phase (rule 12)
+# Turns of impulses: an order at double strength, or a second step; a retreat ordered in advance.
+P_DOUBLE, P_TWO_STEPS, P_RETREAT_AHEAD = 0.25, 0.4, 0.1
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -193,6 +195,8 @@ class RandomPlayers:
             self._multiple(state, out)
         if self.rules.fleets_move_twice:
             self._second_moves(state, out)
+        if self.rules.impulses > 1:
+            return self._turn(state, out)
         orders = [self._as_commander(state, out[p]) for p in sorted(out)]
         return orders + self._allocations(state, out) if self.allocate else orders
 
@@ -306,6 +310,32 @@ class RandomPlayers:
             else:
                 continue
             out[prov] = TwoPhase(first.power, UnitType.FLEET, first.location, first, second)
+
+    def _turn(self, state: GameState, out: dict[str, Order]) -> list[Order]:
+        """A turn of impulses: some orders at double strength, some followed by a second step (a
+        move on, a move after a hold, or a support), retreats ordered in advance now and then,
+        and the builds and removals the position would call for now."""
+        rng = self.rng
+        orders: list[Order] = []
+        for prov in sorted(out):
+            first, u = out[prov], state.units[prov]
+            r = rng.random()
+            if type(first) in (Move, SupportHold, SupportMove) and r < P_DOUBLE:
+                orders.append(Steps(first.power, first.unit_type, first.location, (first,), (2,)))
+                continue
+            if r < P_DOUBLE + P_TWO_STEPS and type(first) in (Move, Hold):
+                there = u.at(first.dest) if type(first) is Move else u  # type: ignore[attr-defined]
+                second = self._support(there, state, out) if type(first) is Hold and rng.random() < 0.5 else None
+                second = second or self._move(there, state)
+                orders.append(Steps(first.power, first.unit_type, first.location, (first, second), (1, 1)))
+                continue
+            orders.append(first)
+        for prov in sorted(state.units):
+            u = state.units[prov]
+            near = sorted(self.reach(u))
+            if near and rng.random() < P_RETREAT_AHEAD:
+                orders.append(Retreat(u.power, u.type, u.location, rng.choice(near)))
+        return orders + self.adjustments(state)
 
     def _passages(self) -> list[tuple[tuple[str, str], str]]:
         return [(tuple(sorted(ends)), sea) for ends, sea in self.rules.passages(self.v).items()]  # type: ignore[misc]

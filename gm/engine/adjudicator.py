@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
-from gm.engine import multiple, second
+from gm.engine import impulses, multiple, second
 from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Order, TwoPhase
 from gm.engine.resolve import resolve_movement
@@ -34,6 +34,11 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     """
     state, unit_orders, side_results = variant.rules.prepare(variant, state, orders)
     kind = state.phase.kind
+    if kind is PhaseKind.MOVEMENT and variant.rules.impulses > 1:
+        turn = impulses.resolve_turn(variant, state, unit_orders)
+        nxt = turn.state
+        return Adjudication(state.phase, turn.results + side_results, nxt.units, turn.dislodged, nxt,
+                            variant.rules.winner(variant, nxt), turn.disbanded)
     if kind is PhaseKind.MOVEMENT:
         pairs: list[TwoPhase] = []
         if variant.rules.fleets_move_twice:

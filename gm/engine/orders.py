@@ -244,6 +244,36 @@ class SecondPhase(Order):
         return f"{self.order} (second move)"
 
 
+@dataclass(frozen=True, slots=True)
+class Steps(Order):
+    """A unit's orders for a turn of impulses (1700AD II, rules 4 and 6): its steps in the order
+    they are made, each written for the unit where the step before leaves it, and the impulse
+    points each step spends: more than one makes it an action at that strength
+    ('A FIN - KAR (x2)'; 'A SCA H THEN A SCA - GOT'; 'CXII GOT H THEN CXII GOT - DEN (x2)')."""
+
+    steps: tuple[Order, ...]
+    points: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return " THEN ".join(_with_points(step, n) for step, n in zip(self.steps, self.points))
+
+
+def _with_points(order: Order, points: int) -> str:
+    return f"{order} (x{points})" if points > 1 else str(order)
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Order):
+    """One step of a unit's Steps, as its result is reported: made in `impulse` with `points`."""
+
+    order: Order
+    impulse: int
+    points: int = 1
+
+    def __str__(self) -> str:
+        return f"{_with_points(self.order, self.points)} (impulse {self.impulse})"
+
+
 # Orders only their power and the GM ever see.
 SECRET_ORDERS = frozenset({Allocation, Bid, Loan, Convert})
 

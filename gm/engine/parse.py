@@ -19,10 +19,10 @@ from typing import TypeVar
 
 from gm.engine.adjudicator import check_order
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, designation, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
-from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, Promote, TwoPhase, convert
+from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, Promote, Steps, TwoPhase, convert
 from gm.engine.variant import Variant
 
 
@@ -914,6 +914,14 @@ def parse_order(
                                        "text, not an order")
     words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
     words = _UNIT_PARENS.sub(r"\1 \2", words)  # 'A(Tun)', 'F(SKA)': the place in brackets after the unit
+    if variant.rules.impulses > 1 and phase_kind is PhaseKind.MOVEMENT:
+        return _parse_turn(variant, text, words, power, state)
+    return _parse_words(variant, text, words, power, phase_kind, state)
+
+
+def _parse_words(
+    variant: Variant, text: str, words: str, power: str, phase_kind: PhaseKind, state: GameState | None
+) -> ParsedOrder:
     if variant.rules.fleets_move_twice and phase_kind is PhaseKind.MOVEMENT and _THEN.search(words):
         return _parse_then(variant, text, words, power, state)
     special = (_BID.match(words) or _ALLOCATION.match(words) or _HOME.match(words) or _MONEY.match(words)
@@ -939,6 +947,8 @@ def parse_order(
             order = TwoPhase(power, UnitType.FLEET, order.location,
                              Move(power, UnitType.FLEET, order.location, raw.route[0], part=part),
                              Move(power, UnitType.FLEET, raw.route[0], raw.dest, merge=raw.merge, part=part), part=part)
+        if raw.route and type(order) is Move and variant.rules.impulses > 1 and phase_kind is PhaseKind.MOVEMENT:
+            order = _route_steps(variant, state, raw, order)
         if order not in orders:
             orders.append(order)
     if len(orders) > 1 and state is not None:
@@ -950,3 +960,98 @@ def parse_order(
     if not orders:
         return ParsedOrder(text, None, why)
     return ParsedOrder(text, orders[0], None)
+
+
+# --- turns of impulses (1700AD II, rule 6) ----------------------------------------------------------
+# 'Retreats: A(Liv)-Kur', 'Builds: A(Fin)', 'Removes: A(Got)': the rule's headings.
+_HEADING = re.compile(r"\s*(retreats?|builds?|removes?|removals?|disbands?)\s*:\s*", re.IGNORECASE)
+# '(x2)', 'x2', '*2', 'double', 'at double strength': the last step spends that many points.
+_STRENGTH = re.compile(r"\s*(?:\(\s*[x\u00d7*]\s*([23])\s*\)|(?<![\w])[x\u00d7*]\s*([23])|(?:at\s+)?\b(double|triple)\b(?:\s+strength)?)\s*$",
+                       re.IGNORECASE)
+# 'A(Sca)-Hold-Got', 'CXII(Got)-hold-Den': a hold between steps.
+_HOLD_STEP = re.compile(r"\s*-\s*(?:holds?|stands?|h)\s*(?=-|$)", re.IGNORECASE)
+# '2F(Sca)-COS-C CXII(Got)-Den': a support or convoy after a move.
+_VERB_STEP = re.compile(r"\s*-\s*(?=(?:c|s|convoys?|supports?)\s)", re.IGNORECASE)
+
+
+def order_texts(variant: Variant, line: str) -> list[str]:
+    """The orders one line holds: in a turn of impulses, 'Builds: A(Fin), A(Dal).' is two."""
+    heading = _HEADING.match(line) if variant.rules.impulses > 1 else None
+    if heading is None:
+        return [line]
+    items = re.split(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+", line[heading.end():].strip().rstrip(".;,"))
+    return [f"{heading[1]}: {item}" for item in items if item.strip()] or [line]
+
+
+def _parse_turn(variant: Variant, text: str, words: str, power: str, state: GameState | None) -> ParsedOrder:
+    """A unit's orders for a turn of impulses, or a retreat, build or removal ordered with them.
+    Steps are joined by THEN, or written as the rule does: 'A(Sca)-Hold-Got', 'F(Sca)-COS-C
+    A(Got)-Den', 'A Sca - Got - Nwy'; '(x2)' at the end spends two points on the last step."""
+    words = re.sub(r"[\s;.,]+$", "", words)
+    heading = _HEADING.match(words)
+    if heading:
+        rest, word = words[heading.end():], heading[1].lower()
+        if word.startswith("retreat"):
+            parsed = _parse_words(variant, text, rest, power, PhaseKind.RETREAT, state)
+        else:
+            verb = "Build" if word.startswith("build") else "Remove"
+            parsed = _parse_words(variant, text, f"{verb} {rest}", power, PhaseKind.ADJUSTMENT, state)
+        return parsed
+    if re.match(r"\s*(?:build|waive|remove|disband)\b", words, re.IGNORECASE):
+        return _parse_words(variant, text, words, power, PhaseKind.ADJUSTMENT, state)
+    if re.search(r"\s(?:R|retreats?)\s", words, re.IGNORECASE):
+        return _parse_words(variant, text, words, power, PhaseKind.RETREAT, state)
+    points = 1
+    strength = _STRENGTH.search(words)
+    if strength:
+        points = {"double": 2, "triple": 3}.get((strength[3] or "").lower()) or int(strength[1] or strength[2])
+        words = words[:strength.start()]
+    marked = _VERB_STEP.sub("\u00a7", _HOLD_STEP.sub("\u00a7H\u00a7", words))
+    texts = [t.strip() for piece in marked.split("\u00a7") for t in _THEN.split(piece) if t.strip()]
+    steps: list[Order] = []
+    head: tuple[str, str] | None = None  # the unit as written, and where it stands after the last step
+    k = 0
+    while k < len(texts):
+        piece = texts[k]
+        k += 1
+        hold = piece.upper() in _HOLD_WORDS
+        if head is None and k < len(texts) and texts[k].upper() in _HOLD_WORDS and \
+                _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state).order is None:
+            piece, k = f"{piece} H", k + 1  # 'A(Sca)-Hold-Got': the first step is the hold
+        elif head is not None and not _NAMES_UNIT.match(piece):
+            piece = f"{head[0]} {head[1]} " + ("H" if hold else piece if _CONTINUES.match(piece) else f"- {piece}")
+        parsed = _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state if not steps else None)
+        if parsed.order is None:
+            where = "" if len(texts) == 1 else f"step {len(steps) + 1}: "
+            return ParsedOrder(text, None, where + (parsed.error or ""))
+        order = parsed.order
+        found = list(order.steps) if type(order) is Steps else [order]  # type: ignore[attr-defined]
+        steps.extend(found)
+        last = found[-1]
+        unit = designation(*last.part) if last.part else last.unit_type.value if last.unit_type else ""
+        if not unit and state is not None and order.province in state.units:
+            unit = state.units[order.province].designation
+        head = (unit or "A", province_of(last.dest) if type(last) is Move else last.location)  # type: ignore[attr-defined]
+    if len(steps) == 1 and points == 1:
+        return ParsedOrder(text, steps[0], None)
+    first = steps[0]
+    counts = (1,) * (len(steps) - 1) + (points,)
+    return ParsedOrder(text, Steps(power, first.unit_type, first.location, tuple(steps), counts, part=first.part), None)
+
+
+_HOLD_WORDS = frozenset({"H", "HOLD", "HOLDS", "STAND", "STANDS"})
+_NAMES_UNIT = re.compile(r"(?:\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s", re.IGNORECASE)
+_CONTINUES = re.compile(r"(?:[-\u2192>]|to\b|(?:c|s|convoys?|supports?)\b)", re.IGNORECASE)
+
+
+def _route_steps(variant: Variant, state: GameState | None, raw: _Raw, order: Move) -> Order:
+    """'A Sca - Got - Nwy': in a turn of impulses, a move through spaces it may stand in is a
+    step for each (an army's route through seas stays a convoy route)."""
+    fleet = _is_fleet(variant, state, raw)
+    seas = variant.map.seas
+    if not fleet and any(p in seas for p in map(province_of, raw.route)):
+        return order
+    stops = [order.location, *raw.route, order.dest]
+    moves = tuple(Move(order.power, order.unit_type, here, there, part=order.part)
+                  for here, there in zip(stops, stops[1:]))
+    return Steps(order.power, order.unit_type, order.location, moves, (1,) * len(moves), part=order.part)

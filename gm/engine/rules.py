@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 NO_CROSSINGS_CLOSED: Mapping[tuple[str, str], str] = {}
 NO_PASSAGES: Mapping[frozenset[str], str] = {}
+NO_GARRISONS: Mapping[str, int] = {}
 # Orders for no unit: allocations, bids, Supply Point orders, declarations, promotions.
 SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome, Promote})
 _SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Loan: "Supply Points",
@@ -146,6 +147,29 @@ class Rules:
     # Armies aboard at sea at the end of this many turns in a row starve (the A/F rules' rations);
     # None: they may stay at sea for ever.
     rations: int | None = None
+
+    # Impulses in a movement turn (1700AD II: 2). With more than one, a turn is a year: each
+    # unit's order is a sequence of steps (Steps) spending impulse points, retreats, builds and
+    # removals are ordered with the moves and made in the same adjudication, and centres change
+    # hands every turn (gm/engine/impulses.py).
+    impulses = 1
+    # May a fleet take a supply centre? (1700AD II, rule 8: fleets "may not occupy a supply
+    # centre for supply purposes".)
+    fleets_take_centres = True
+
+    def impulse_points(self, variant: Variant, unit: Unit) -> int:
+        """The points `unit` may spend in a turn of impulses: one for each impulse."""
+        return self.impulses
+
+    def garrisons(self, variant: Variant) -> Mapping[str, int]:
+        """Spaces that defend themselves with this strength until a unit first occupies them
+        (armed neutrals); any power may support a garrison. None in standard Diplomacy."""
+        return NO_GARRISONS
+
+    def rough_spaces(self, variant: Variant) -> frozenset[str]:
+        """Spaces whose border takes two impulses to cross at single strength, and where a unit
+        holds with double strength (Switzerland in 1700AD II). None in standard Diplomacy."""
+        return frozenset()
 
     def passages(self, variant: Variant) -> Mapping[frozenset[str], str]:
         """Direct passages for armies that a fleet in the sea they cross may deny (X orders):

@@ -1,14 +1,52 @@
 """1700AD II (Martin Dean): Europe, North Africa and the Near East in 1700, eight major powers.
 
 The designer's map is lost; maps/1700ad/ holds a reconstruction of it (see its README.md). The
-variant's own rules (yearly turns of two impulses, double strength, leaders, armed neutrals, the
-fleet and supply rules, Switzerland) are not played yet, so no game of it can be started: the map
-is shipped for the map tools (`gm map build`, `gm map check`, `gm map render`). The facts those
-rules will read are in the [facts] table of maps/1700ad/variant.toml.
+rules module reads only the [facts] table of maps/1700ad/variant.toml and names no space:
+
+* Yearly turns of two impulses, double strength, retreats and builds ordered with the moves and
+  made in the same adjudication (rules 3 to 5): gm/engine/impulses.py plays them.
+* Armed neutrals (rule 10b): every neutral centre, and the spaces in `armed_non_centres`, defend
+  themselves with their strength until first occupied; any power may support them.
+* Switzerland (rule 10c): a rough space (two impulses to cross, double strength to hold).
+* Fleets take no centres (rule 8).
+* Victory (rule 11): sixteen centres more than the power's home centres.
+
+Not played yet, so no game can be started: leaders (rule 7), fleet stacking and the fleet
+rules of rule 8, supply lines (rule 9) and land-locked fleet building (rule 10a).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+from gm.engine.model import GameState, Unit
 from gm.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from gm.engine.variant import Variant
 
 
 class VariantRules(Rules):
-    unfinished = ("its yearly turns of two impulses, leaders, armed neutrals and fleet and supply rules "
-                  "are not played by the judge yet (maps/1700ad/README.md)")
+    unfinished = ("its leaders, fleet stacking and supply lines are not played by the judge yet "
+                  "(maps/1700ad/README.md)")
+    impulses = 2  # rules 3 and 4: a turn is a year of two impulses
+    fleets_take_centres = False  # rule 8: fleets may not occupy a supply centre for supply purposes
+
+    def impulse_points(self, variant: Variant, unit: Unit) -> int:
+        return self.impulses
+
+    def garrisons(self, variant: Variant) -> Mapping[str, int]:
+        facts = variant.facts
+        return {**facts.get("armed_neutrals", {}), **facts.get("armed_non_centres", {})}  # type: ignore[dict-item]
+
+    def rough_spaces(self, variant: Variant) -> frozenset[str]:
+        swiss = variant.facts.get("switzerland")
+        return frozenset([swiss]) if swiss else frozenset()  # type: ignore[list-item]
+
+    def winner(self, variant: Variant, state: GameState) -> str | None:
+        """Rule 11: the first power with sixteen centres more than its home centres."""
+        counts: dict[str, int] = {}
+        for owner in state.supply_centres.values():
+            counts[owner] = counts.get(owner, 0) + 1
+        needed: Mapping[str, int] = variant.facts.get("victory_exceptions", {})  # type: ignore[assignment]
+        leaders = [p for p, n in counts.items() if n >= needed.get(p, variant.victory_centres)]
+        return leaders[0] if len(leaders) == 1 else None

@@ -1,0 +1,190 @@
+"""1700AD II's turns of impulses (gm/engine/impulses.py): the case files (cases/*.txt), what a case
+file cannot state (each step's result and reason, the garrisons lost, the phase sequence, how
+players write the rule 6 notation), and a seeded random game with the rules' invariants checked
+after every turn."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from gm.casefile import CaseRun, check, order_results, read_cases, run_case
+from gm.engine.adjudicator import Adjudication, adjudicate
+from gm.engine.impulses import GARRISONS_LOST
+from gm.engine.model import PhaseKind, Season, UnitType
+from gm.engine.orders import Build, Retreat, Step, Steps
+from gm.engine.parse import order_texts, parse_order
+from gm.engine.results import Result
+from gm.randomgame import play_random_game
+from gm.variants import load_variant
+
+CASES_DIR = Path(__file__).parent / "cases"
+ALL = [(f, c) for f in sorted(CASES_DIR.glob("*.txt")) for c in read_cases(f)]
+BY_ID = {c.id: c for _, c in ALL}
+V = load_variant("1700ad")
+
+
+@cache
+def run(case_id: str) -> CaseRun:
+    return run_case(BY_ID[case_id])
+
+
+def adj(case_id: str) -> Adjudication:
+    a = run(case_id).adjudication
+    assert a is not None, run(case_id).error
+    return a
+
+
+@pytest.mark.parametrize("case_id", sorted(BY_ID))
+def test_case(case_id: str) -> None:
+    assert check(run(case_id)) == []
+
+
+def steps(case_id: str) -> list[tuple[str, int, Result, str]]:
+    return [(str(r.order.order), r.order.impulse, r.result, r.reason) for r in adj(case_id).results if type(r.order) is Step]
+
+
+def test_one_step_an_impulse() -> None:
+    assert steps("ad.impulses.1") == [("A PAR - BUR", 1, Result.SUCCEEDS, ""), ("A BUR - LYO", 2, Result.SUCCEEDS, "")]
+
+
+def test_a_second_step_made_senseless_is_a_hold_with_the_reason() -> None:
+    (first, second, spanish) = steps("ad.impulses.2")
+    assert first[2] is Result.FAILS and "bounced" in first[3]
+    assert second[:3] == ("A BUR - ALS", 2, Result.VOID)
+    assert "is in Paris" in second[3] and "it stands" in second[3]
+
+
+def test_a_double_action_is_made_in_the_second_impulse() -> None:
+    assert steps("ad.impulses.4") == [("A FIN - KAR", 2, Result.SUCCEEDS, "")]
+    shown = [r for r in adj("ad.impulses.4").results if type(r.order) is Step]
+    assert str(shown[0].order) == "A FIN - KAR (x2) (impulse 2)"
+
+
+def test_a_first_impulse_support_of_a_double_move_is_reported_with_it() -> None:
+    counted = [s for s in steps("ad.impulses.7") if s[0].startswith("A LIV S")]
+    assert counted == [("A LIV S A FIN - KAR", 1, Result.SUCCEEDS, "counted with the move at double strength")]
+    cut = [s for s in steps("ad.impulses.8") if s[0].startswith("A LIV S")]
+    assert cut[0][2] is Result.CUT
+
+
+def test_too_many_points_are_refused_with_the_reason() -> None:
+    (r,) = [r for r in adj("ad.impulses.9").results]
+    assert r.result is Result.VOID and "2 impulse points" in r.reason and "spend 3" in r.reason
+
+
+def test_retreats_as_ordered_and_as_the_rules_make_them() -> None:
+    ordered = [r for r in adj("ad.impulses.10").results if type(r.order) is Retreat]
+    assert [(str(r.order), r.result, r.reason) for r in ordered] == [("A LIV R KUR", Result.SUCCEEDS, "")]
+    automatic = [r for r in adj("ad.impulses.4").results if type(r.order) is Retreat]
+    assert [(str(r.order), r.reason) for r in automatic] == [("A KAR R NOV", "made by the rules: toward the nearest centre")]
+    assert adj("ad.impulses.11").disbanded and adj("ad.impulses.11").disbanded[0].province == "KAR"
+
+
+def test_removals_beyond_those_due_are_void() -> None:
+    results = {str(r.order): (r.result, r.reason) for r in adj("ad.impulses.14").results}
+    assert results["A NRL D"] == (Result.SUCCEEDS, "")
+    assert results["A DAL D"][0] is Result.VOID
+
+
+def test_the_case_report_gives_a_plans_steps() -> None:
+    rows = order_results(run("ad.impulses.7"))
+    liv = next(r for r in rows if r["order"].startswith("A LIV"))
+    assert liv["order"] == "A LIV S A FIN - KAR THEN A LIV H"
+    assert liv["reason"].startswith("impulse 1: succeeds (counted with the move at double strength); impulse 2: succeeds")
+
+
+def test_a_garrison_once_occupied_is_lost_for_good() -> None:
+    assert adj("ad.neutrals.7").state.extra[GARRISONS_LOST] == ["FLA"]
+    assert adj("ad.neutrals.2").state.extra[GARRISONS_LOST] == ["FLA"]
+    assert GARRISONS_LOST not in adj("ad.neutrals.1").state.extra
+
+
+def test_a_turn_is_a_year() -> None:
+    state = V.initial_state()
+    assert (state.phase.season, state.phase.year, state.phase.kind) == (Season.SPRING, 1700, PhaseKind.MOVEMENT)
+    after = adjudicate(V, state, []).state
+    assert (after.phase.season, after.phase.year, after.phase.kind) == (Season.SPRING, 1701, PhaseKind.MOVEMENT)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("A(Fin)-Kar (x2);", "A FIN - KAR (x2)"),
+    ("A(Liv) S A(Fin)-Kar (x2);", "A LIV S A FIN - KAR (x2)"),
+    ("A (Dal)-Hold-Got", "A DAL H THEN A DAL - GOT"),
+    ("F(Got)-COS-C A(Sca)-Den", "F GOT - COS THEN F COS C A SCA - DEN"),
+    ("A Dal - Got - Sca", "A DAL - GOT THEN A GOT - SCA"),
+    ("A Fin - Kar THEN Nov", "A FIN - KAR THEN A KAR - NOV"),
+    ("A Fin H THEN S A Liv - Kar", "A FIN H THEN A FIN S A LIV - KAR"),
+    ("A Fin - Kar - hold", "A FIN - KAR THEN A KAR H"),
+    ("A Fin-Kar double strength", "A FIN - KAR (x2)"),
+    ("a fin - kar x2", "A FIN - KAR (x2)"),
+    ("A Fin - Kar", "A FIN - KAR"),
+    ("Retreats: A(Liv)-Kur", "A LIV R KUR"),
+    ("A Liv R Kur", "A LIV R KUR"),
+    ("Builds: A(Fin)", "Build A FIN"),
+    ("Removes: A(Got).", "A GOT D"),
+    ("build a fin", "Build A FIN"),
+])
+def test_the_notation_of_rule_6(text: str, expected: str) -> None:
+    parsed = parse_order(V, text, "Swedish", PhaseKind.MOVEMENT, V.initial_state())
+    assert parsed.error is None
+    assert str(parsed.order) == expected
+
+
+def test_a_step_that_cannot_be_read_says_which() -> None:
+    parsed = parse_order(V, "A Fin - Kar THEN Xyzzy", "Swedish", PhaseKind.MOVEMENT, V.initial_state())
+    assert parsed.order is None and parsed.error.startswith("step 2: ")
+
+
+def test_a_line_of_builds_is_several_orders() -> None:
+    assert order_texts(V, "Builds: A(Fin), A(Dal).") == ["Builds: A(Fin)", "Builds: A(Dal)"]
+    assert order_texts(V, "Removes: A(Got) and A(Sca)") == ["Removes: A(Got)", "Removes: A(Sca)"]
+    assert order_texts(load_variant("standard"), "Builds: A Par, A Mar") == ["Builds: A Par, A Mar"]
+
+
+def test_other_variants_keep_their_notation() -> None:
+    standard = load_variant("standard")
+    parsed = parse_order(standard, "A Par - Bur (x2)", "France", PhaseKind.MOVEMENT, standard.initial_state())
+    assert parsed.order is None
+
+
+def test_a_seeded_random_game_keeps_the_rules() -> None:
+    """Fifteen years and more of random orders: every turn is a year; armies alone take centres;
+    garrisons once lost stay lost; no power ends a turn with more units than centres; every
+    unit stands on land or, for a fleet, where a fleet may be."""
+    seen = {"double": 0, "two steps": 0, "dislodged": 0, "retreats made": 0, "garrisons lost": 0, "builds": 0}
+    turns = 0
+    for seed in (1, 2):
+        lost: set[str] = set()
+        year = V.first_phase.year
+        for state, orders, a in play_random_game(V, seed, 20, stop_at_winner=False):
+            turns += 1
+            assert state.phase.year == year and a.state.phase.year == year + 1
+            year += 1
+            now_lost = set(a.state.extra.get(GARRISONS_LOST, ()))
+            assert lost <= now_lost
+            seen["garrisons lost"] += len(now_lost - lost)
+            lost = now_lost
+            for prov, owner in a.state.supply_centres.items():
+                if state.supply_centres.get(prov) != owner:
+                    unit = a.units.get(prov)
+                    moved_on = unit is None or unit.power != owner  # taken, then left (or removed) in the turn
+                    assert moved_on or unit.type is UnitType.ARMY, (prov, owner)
+            count: dict[str, int] = {}
+            for unit in a.state.units.values():
+                count[unit.power] = count.get(unit.power, 0) + 1
+                terrain = V.map.provinces[unit.province].terrain.name
+                assert unit.type is UnitType.FLEET or terrain != "SEA", unit
+            held: dict[str, int] = {}
+            for owner in a.state.supply_centres.values():
+                held[owner] = held.get(owner, 0) + 1
+            for power, n in count.items():
+                assert n <= held.get(power, 0), (state.phase, power)
+            seen["double"] += sum(1 for o in orders if type(o) is Steps and o.points == (2,))
+            seen["two steps"] += sum(1 for o in orders if type(o) is Steps and len(o.steps) == 2)
+            seen["dislodged"] += len(a.dislodged)
+            seen["retreats made"] += sum(1 for r in a.results if type(r.order) is Retreat and r.result is Result.SUCCEEDS)
+            seen["builds"] += sum(1 for r in a.results if type(r.order) is Build and r.result is Result.SUCCEEDS)
+    assert turns >= 30
+    assert all(n > 5 for n in seen.values()), seen
