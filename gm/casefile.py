@@ -294,6 +294,9 @@ class _Reader:
     def unit(self, variant: Variant, line: str) -> Unit:
         power, rest = self.power_and_rest(variant, line)
         kind, _, where = rest.partition(" ")
+        leader = variant.rules.unit_names(variant).get(kind.upper())
+        if leader is not None:  # 'CXII GOT': a leader
+            return Unit(power, UnitType.ARMY, province_of(self.location(variant, where)), leader=leader)
         # 'A', 'F', and where the variant has multiple units '2A', 'A/F', 'A/2F'.
         counts = parse_designation(kind)
         if counts is None or not where.strip():

@@ -320,14 +320,15 @@ class RandomPlayers:
         for prov in sorted(out):
             first, u = out[prov], state.units[prov]
             r = rng.random()
+            points = self.rules.impulse_points(self.v, u)  # a leader's third point: triple strength
             if type(first) in (Move, SupportHold, SupportMove) and r < P_DOUBLE:
-                orders.append(Steps(first.power, first.unit_type, first.location, (first,), (2,)))
+                orders.append(Steps(first.power, first.unit_type, first.location, (first,), (rng.randint(2, points),)))
                 continue
             if r < P_DOUBLE + P_TWO_STEPS and type(first) in (Move, Hold):
                 there = u.at(first.dest) if type(first) is Move else u  # type: ignore[attr-defined]
                 second = self._support(there, state, out) if type(first) is Hold and rng.random() < 0.5 else None
                 second = second or self._move(there, state)
-                orders.append(Steps(first.power, first.unit_type, first.location, (first, second), (1, 1)))
+                orders.append(Steps(first.power, first.unit_type, first.location, (first, second), (1, points - 1)))
                 continue
             orders.append(first)
         for prov in sorted(state.units):

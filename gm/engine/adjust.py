@@ -89,6 +89,8 @@ def resolve_adjustments(
                 results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {name(order.province)} to remove"))
             elif type(part) is str:
                 results.append(OrderResult(order, Result.VOID, part))
+            elif unit.leader:
+                results.append(OrderResult(order, Result.VOID, f"{unit.leader} is a leader: he needs no centre, so removing him removes nothing due"))
             elif variant.map.is_sea(unit.province) and unit.n_armies - part[0] > unit.n_fleets - part[1]:  # type: ignore[index]
                 results.append(OrderResult(order, Result.VOID, f"the armies aboard in {name(unit.province)} would be left without fleets to carry them: remove an army first, or the whole unit"))
             elif removed_for.get(power, 0) + sum(part) > -due:  # type: ignore[arg-type]
@@ -109,7 +111,7 @@ def resolve_adjustments(
     for power, due in sorted(counts.items()):
         missing = -due - removed_for.get(power, 0)
         if due < 0 and missing > 0:
-            mine = [u for u in units.values() if u.power == power]
+            mine = [u for u in units.values() if u.power == power and u.size]  # leaders need no centre
             if any(not u.single for u in mine):
                 mine = [p for u in mine for p in _singles(u)]  # a multiple unit loses a part at a time
             for unit in civil_disorder_removals(variant, state, mine, missing):

@@ -17,6 +17,9 @@ supports for the whole turn are added up". Such a support counts unless it was c
 unit dislodged in the impulse it was given. Hold strength is never totalled: a unit holding
 all turn defends with one (rule 10c's arithmetic for Switzerland requires it).
 
+A convoyed move carries as many strength points as its fleets number (rule 8: "one fleet
+required per strength point convoyed per impulse").
+
 Garrisons (Rules.garrisons, rule 10b's armed neutrals) defend an empty space with their
 strength, which any power may support, until a unit first occupies the space
 (GameState.extra[GARRISONS_LOST]). Rough spaces (Rules.rough_spaces, rule 10c's Switzerland):
@@ -95,6 +98,9 @@ class ImpulseMovement(MultiMovement):
         factor, weight, orders = self.factor, self.weight, self.orders
         for i in self.src:
             weight[i] *= factor.get(i, 1)
+            if i in self.convoyed and weight[i] > 1:
+                # Rule 8 of 1700AD II: one fleet for each strength point convoyed.
+                weight[i] = min(weight[i], min((self.units[f].n_fleets for f in self.route.get(i, ())), default=1))
         for i in self.supports:
             n = factor.get(i, 1)
             order = orders[i]
@@ -374,11 +380,12 @@ def _reaches(variant: Variant, unit: Unit, dest: str) -> bool:
 def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested: frozenset[str],
              dislodged: dict[str, Dislodged], orders: Sequence[Order], retreats: Mapping[str, int],
              used: set[int]) -> tuple[dict[str, Unit], list[OrderResult], list[Unit], list[str]]:
-    """The impulse's retreats: as ordered, else toward the nearest centre (rule 5). Returns the
-    units after, the retreats' results, the units disbanded and the provinces retreated to."""
+    """The impulse's retreats: as ordered, else toward the nearest centre (rule 5); then the
+    leaders', who may displace a friendly army (rule 7). Returns the units after, the retreats'
+    results, the units disbanded and the provinces retreated to."""
     moved = GameState(now.phase, after, now.supply_centres, now.home_centres, {}, frozenset(), now.extra)
     options = {p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, moved, after, contested, d))
-               for p, d in dislodged.items()}
+               for p, d in dislodged.items() if not d.unit.leader}
     chosen: list[Order] = []
     automatic: set[int] = set()
     for prov, d in sorted(options.items()):
@@ -394,16 +401,74 @@ def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested
     retreating = GameState(Phase(now.phase.year, now.phase.season, PhaseKind.RETREAT), after, now.supply_centres,
                            now.home_centres, options, contested, now.extra)
     results, units, gone = resolve_retreats(variant, retreating, chosen)
-    shown = [OrderResult(r.order, r.result, r.reason or "made by the rules: toward the nearest centre") if k in automatic
-             else r for k, r in enumerate(results)]
+    shown = [OrderResult(r.order, r.result, r.reason or _BY_THE_RULES) if k in automatic else r
+             for k, r in enumerate(results)]
     placed = [province_of(o.dest) for o, r in zip(chosen, results) if type(o) is Retreat and r.result is Result.SUCCEEDS]  # type: ignore[attr-defined]
+    for prov, d in sorted(dislodged.items()):
+        if d.unit.leader:
+            units = _leader_retreat(variant, now, units, contested, prov, d, orders, retreats, used, shown, gone, placed)
     return units, shown, gone, placed
 
 
-def nearest_retreat(variant: Variant, state: GameState, prov: str, d: Dislodged) -> str | None:
+_BY_THE_RULES = "made by the rules: toward the nearest centre"
+
+
+def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], contested: frozenset[str], prov: str,
+                    d: Dislodged, orders: Sequence[Order], retreats: Mapping[str, int], used: set[int],
+                    shown: list[OrderResult], gone: list[Unit], placed: list[str]) -> dict[str, Unit]:
+    """A dislodged leader retreats as ordered, else toward the nearest centre even when he gets
+    no closer (he is never disbanded for want of an order); into an empty space or one held by a
+    friendly army, which he displaces: it retreats by the rules, or is disbanded (rule 7)."""
+    leader = d.unit
+    spaces = tuple(sorted(p for p in variant.map.army.get(prov, ())
+                          if p != d.attacker_from and p not in contested and
+                          ((u := units.get(p)) is None or (u.power == leader.power and u.type is UnitType.ARMY and not u.leader))))
+    i = retreats.get(prov)
+    ordered = orders[i] if i is not None and orders[i].power == leader.power else None
+    if ordered is not None:
+        used.add(i)  # type: ignore[arg-type]
+    if type(ordered) is Retreat and province_of(ordered.dest) in spaces:  # type: ignore[attr-defined]
+        dest, reason = province_of(ordered.dest), ""  # type: ignore[attr-defined]
+    elif type(ordered) is Disband:
+        shown.append(OrderResult(ordered, Result.SUCCEEDS, ""))
+        gone.append(leader)
+        return units
+    else:
+        dest, reason = nearest_retreat(variant, now, prov, Dislodged(leader, d.attacker_from, spaces), closer=False), _BY_THE_RULES
+        if ordered is not None:
+            shown.append(OrderResult(ordered, Result.VOID, f"{leader.leader} cannot retreat to {variant.map.name(ordered.dest)}"))  # type: ignore[attr-defined]
+    if dest is None:
+        gone.append(leader)
+        return units
+    order = ordered if reason == "" else Retreat(leader.power, UnitType.ARMY, leader.location, dest)
+    units = dict(units)
+    displaced = units.get(dest)
+    units[dest] = leader.at(dest)
+    placed.append(dest)
+    if displaced is None:
+        shown.append(OrderResult(order, Result.SUCCEEDS, reason))  # type: ignore[arg-type]
+        return units
+    shown.append(OrderResult(order, Result.SUCCEEDS, f"{reason + '; ' if reason else ''}displaces the army in {variant.map.name(dest)}"))  # type: ignore[arg-type]
+    moved = GameState(now.phase, units, now.supply_centres, now.home_centres, {}, frozenset(), now.extra)
+    pushed = Dislodged(displaced, None, ())
+    pushed = Dislodged(displaced, None, tuple(p for p in retreat_options(variant, moved, units, contested, pushed) if p != prov))
+    to = nearest_retreat(variant, now, dest, pushed)
+    if to is None:
+        gone.append(displaced)
+        shown.append(OrderResult(Disband(displaced.power, displaced.type, displaced.location), Result.SUCCEEDS,
+                                 f"displaced by {leader.leader}, with no retreat toward a centre"))
+        return units
+    units[province_of(to)] = displaced.at(to)
+    placed.append(province_of(to))
+    shown.append(OrderResult(Retreat(displaced.power, displaced.type, displaced.location, to), Result.SUCCEEDS,
+                             f"displaced by {leader.leader}: {_BY_THE_RULES}"))
+    return units
+
+
+def nearest_retreat(variant: Variant, state: GameState, prov: str, d: Dislodged, closer: bool = True) -> str | None:
     """Where the rules retreat a dislodged unit nobody ordered: one space closer to the nearest
     centre its power owns (other than the one it leaves), home centres first on a tie, then in
-    alphabetical order; None when no retreat gets closer."""
+    alphabetical order; None when no retreat gets closer (unless not `closer`: a leader's)."""
     if not d.retreats:
         return None
     power = d.unit.power
@@ -422,7 +487,9 @@ def nearest_retreat(variant: Variant, state: GameState, prov: str, d: Dislodged)
             key = (n, centre not in homes, centre, loc)
             if best is None or key < best:
                 best = key
-    if best is None or here is None or best[0] >= here:
+    if best is None:
+        return None if closer else min(d.retreats)
+    if closer and (here is None or best[0] >= here):
         return None
     return best[3]
 

@@ -46,11 +46,15 @@ class Unit:
 
     Where the variant plays multiple units (Multiplicity), one unit may be several of one kind
     ('2A', `count` 2) or fleets with armies aboard or beside them ('A/F': a fleet unit with
-    `armies` 1). Everywhere else `count` is 1 and `armies` 0."""
+    `armies` 1). Everywhere else `count` is 1 and `armies` 0.
 
-    __slots__ = ("power", "type", "location", "province", "count", "armies", "at_sea")
+    Where the variant has leaders (1700AD II, rule 7), a leader is an army unit whose `leader`
+    names him ('CXII'); he needs no supply centre."""
 
-    def __init__(self, power: str, type: UnitType, location: str, count: int = 1, armies: int = 0, at_sea: int = 0):
+    __slots__ = ("power", "type", "location", "province", "count", "armies", "at_sea", "leader")
+
+    def __init__(self, power: str, type: UnitType, location: str, count: int = 1, armies: int = 0, at_sea: int = 0,
+                 leader: str = ""):
         self.power = power
         self.type = type
         self.location = location  # canonical upper case, 'STP/NC' for a fleet on a coast
@@ -60,6 +64,7 @@ class Unit:
         self.armies = armies  # armies with a fleet unit's fleets (always 0 for an army unit)
         # Turns in a row its armies have ended at sea aboard its fleets (the A/F rules' rations).
         self.at_sea = at_sea
+        self.leader = leader
 
     @staticmethod
     def of(power: str, location: str, armies: int, fleets: int, at_sea: int = 0) -> Unit:
@@ -78,8 +83,8 @@ class Unit:
 
     @property
     def size(self) -> int:
-        """Supply centres the unit needs: one for each army and fleet in it."""
-        return self.count + self.armies
+        """Supply centres the unit needs: one for each army and fleet in it, none for a leader."""
+        return 0 if self.leader else self.count + self.armies
 
     @property
     def single(self) -> bool:
@@ -92,10 +97,10 @@ class Unit:
 
     def at(self, location: str) -> Unit:
         """The same unit standing at `location`."""
-        return Unit(self.power, self.type, location, self.count, self.armies, self.at_sea)
+        return Unit(self.power, self.type, location, self.count, self.armies, self.at_sea, self.leader)
 
-    def _key(self) -> tuple[str, UnitType, str, int, int, int]:
-        return (self.power, self.type, self.location, self.count, self.armies, self.at_sea)
+    def _key(self) -> tuple[str, UnitType, str, int, int, int, str]:
+        return (self.power, self.type, self.location, self.count, self.armies, self.at_sea, self.leader)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Unit) and self._key() == other._key()
@@ -104,6 +109,8 @@ class Unit:
         return hash(self._key())
 
     def __repr__(self) -> str:
+        if self.leader:
+            return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, leader={self.leader!r})"
         if self.single:
             return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
         return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, {self.count}, {self.armies}, {self.at_sea})"
@@ -113,7 +120,9 @@ class Unit:
 
     @property
     def designation(self) -> str:
-        """'A', 'F', '2A', 'A/F', '2A/3F'."""
+        """'A', 'F', '2A', 'A/F', '2A/3F'; a leader's name ('CXII')."""
+        if self.leader:
+            return self.leader
         if self.single:
             return self.type.value
         return designation(self.n_armies, self.n_fleets)

@@ -503,6 +503,11 @@ class MultiMovement(Movement):
                         location = stayed.location
                 else:
                     self._dislodge(prov, stayed, movers[0], results, dislodged)
+                    stayed = None
+            mover = units[src[movers[0]]]
+            if mover.leader and stayed is None and len(movers) == 1:
+                after[prov] = mover.at(location)  # a leader stays himself
+                continue
             after[prov] = combine(power, location, parts, at_sea)  # type: ignore[arg-type]
         return after, dislodged
 

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import TypeVar
 
 from gm.engine.adjudicator import check_order
@@ -913,6 +913,9 @@ def parse_order(
         return ParsedOrder(text, None, "a line that starts with a quote mark ('>' or '|') is quoted "
                                        "text, not an order")
     words = _LIST_MARK.sub("", text, count=1)  # '1. A Par-Bur', '- A Par-Bur', '* A Par-Bur'
+    names = variant.rules.unit_names(variant)
+    if names:  # 'CXII(Got)', 'Charles XII Got': a leader is ordered as the army he is
+        words = _named_units(tuple(names)).sub("A", words)
     words = _UNIT_PARENS.sub(r"\1 \2", words)  # 'A(Tun)', 'F(SKA)': the place in brackets after the unit
     if variant.rules.impulses > 1 and phase_kind is PhaseKind.MOVEMENT:
         return _parse_turn(variant, text, words, power, state)
@@ -972,6 +975,13 @@ _STRENGTH = re.compile(r"\s*(?:\(\s*[x\u00d7*]\s*([23])\s*\)|(?<![\w])[x\u00d7*]
 _HOLD_STEP = re.compile(r"\s*-\s*(?:holds?|stands?|h)\s*(?=-|$)", re.IGNORECASE)
 # '2F(Sca)-COS-C CXII(Got)-Den': a support or convoy after a move.
 _VERB_STEP = re.compile(r"\s*-\s*(?=(?:c|s|convoys?|supports?)\s)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _named_units(names: tuple[str, ...]) -> re.Pattern[str]:
+    spelt = sorted(names, key=len, reverse=True)
+    return re.compile(r"(?<![\w/])(?:" + "|".join(r"\s+".join(map(re.escape, n.split())) for n in spelt) + r")(?![\w/])",
+                      re.IGNORECASE)
 
 
 def order_texts(variant: Variant, line: str) -> list[str]:

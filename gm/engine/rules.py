@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 NO_CROSSINGS_CLOSED: Mapping[tuple[str, str], str] = {}
 NO_PASSAGES: Mapping[frozenset[str], str] = {}
 NO_GARRISONS: Mapping[str, int] = {}
+NO_NAMED_UNITS: Mapping[str, str] = {}
 # Orders for no unit: allocations, bids, Supply Point orders, declarations, promotions.
 SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome, Promote})
 _SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Loan: "Supply Points",
@@ -160,6 +161,15 @@ class Rules:
     def impulse_points(self, variant: Variant, unit: Unit) -> int:
         """The points `unit` may spend in a turn of impulses: one for each impulse."""
         return self.impulses
+
+    def initial_units(self, variant: Variant) -> list[Unit]:
+        """Units the game starts with besides the variant's armies and fleets (leaders)."""
+        return []
+
+    def unit_names(self, variant: Variant) -> Mapping[str, str]:
+        """Names players may write for a named army instead of 'A' (a leader's name or
+        abbreviation, upper case) -> its abbreviation (Unit.leader). None in standard Diplomacy."""
+        return NO_NAMED_UNITS
 
     def garrisons(self, variant: Variant) -> Mapping[str, int]:
         """Spaces that defend themselves with this strength until a unit first occupies them

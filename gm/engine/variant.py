@@ -44,7 +44,7 @@ class Variant:
     def initial_state(self) -> GameState:
         return GameState(
             phase=self.first_phase,
-            units={u.province: u for u in self.starting_units},
+            units={u.province: u for u in (*self.starting_units, *self.rules.initial_units(self))},
             supply_centres=dict(self.starting_centres),
             home_centres={p.name: p.home_centres for p in self.powers.values()},
         )

@@ -316,12 +316,14 @@ def _unit_to_json(unit: Unit) -> dict[str, Any]:
         out["count"], out["armies"] = unit.count, unit.armies
     if unit.at_sea:
         out["at_sea"] = unit.at_sea
+    if unit.leader:
+        out["leader"] = unit.leader
     return out
 
 
 def _unit_from_json(data: dict[str, Any]) -> Unit:
     return Unit(data["power"], UnitType(data["type"]), data["location"], data.get("count", 1), data.get("armies", 0),
-                data.get("at_sea", 0))
+                data.get("at_sea", 0), data.get("leader", ""))
 
 
 # GameState.extra may hold tuples and frozensets, which JSON lacks: they are written as one-key

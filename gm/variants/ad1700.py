@@ -9,16 +9,19 @@ rules module reads only the [facts] table of maps/1700ad/variant.toml and names 
   themselves with their strength until first occupied; any power may support them.
 * Switzerland (rule 10c): a rough space (two impulses to cross, double strength to hold).
 * Fleets take no centres (rule 8).
+* Leaders (rule 7): armies with three impulse points, named in [facts.leaders]; they need no
+  centre, are never disbanded for want of a retreat order, and displace a friendly army when
+  they retreat (gm/engine/impulses.py).
 * Victory (rule 11): sixteen centres more than the power's home centres.
 
-Not played yet, so no game can be started: leaders (rule 7), fleet stacking and the fleet
+Not played yet, so no game can be started: fleet stacking and the fleet
 rules of rule 8, supply lines (rule 9) and land-locked fleet building (rule 10a).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from gm.engine.model import GameState, Unit
+from gm.engine.model import GameState, Unit, UnitType
 from gm.engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -32,7 +35,18 @@ class VariantRules(Rules):
     fleets_take_centres = False  # rule 8: fleets may not occupy a supply centre for supply purposes
 
     def impulse_points(self, variant: Variant, unit: Unit) -> int:
-        return self.impulses
+        return int(variant.facts.get("leader_impulses", 3)) if unit.leader else self.impulses  # type: ignore[call-overload]
+
+    def initial_units(self, variant: Variant) -> list[Unit]:
+        """Rule 7: each power's leader, where [facts.leaders] puts him."""
+        return [Unit(power, UnitType.ARMY, leader["at"], leader=leader["abbr"])
+                for power, leader in _leaders(variant).items()]
+
+    def unit_names(self, variant: Variant) -> Mapping[str, str]:
+        names: dict[str, str] = {}
+        for leader in _leaders(variant).values():
+            names[leader["abbr"].upper()] = names[leader["name"].upper()] = leader["abbr"]
+        return names
 
     def garrisons(self, variant: Variant) -> Mapping[str, int]:
         facts = variant.facts
@@ -50,3 +64,7 @@ class VariantRules(Rules):
         needed: Mapping[str, int] = variant.facts.get("victory_exceptions", {})  # type: ignore[assignment]
         leaders = [p for p, n in counts.items() if n >= needed.get(p, variant.victory_centres)]
         return leaders[0] if len(leaders) == 1 else None
+
+
+def _leaders(variant: Variant) -> Mapping[str, Mapping[str, str]]:
+    return variant.facts.get("leaders", {})  # type: ignore[return-value]

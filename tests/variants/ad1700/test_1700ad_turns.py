@@ -151,12 +151,14 @@ def test_other_variants_keep_their_notation() -> None:
 
 def test_a_seeded_random_game_keeps_the_rules() -> None:
     """Fifteen years and more of random orders: every turn is a year; armies alone take centres;
-    garrisons once lost stay lost; no power ends a turn with more units than centres; every
-    unit stands on land or, for a fleet, where a fleet may be."""
-    seen = {"double": 0, "two steps": 0, "dislodged": 0, "retreats made": 0, "garrisons lost": 0, "builds": 0}
+    garrisons once lost stay lost; no power ends a turn with more units than centres (leaders
+    need none); leaders are never rebuilt; every unit stands on land, or is a fleet."""
+    seen = {"double": 0, "two steps": 0, "dislodged": 0, "retreats made": 0, "garrisons lost": 0, "builds": 0,
+            "triple": 0, "leaders dislodged": 0}
     turns = 0
     for seed in (1, 2):
         lost: set[str] = set()
+        leaders = {u.leader for u in V.initial_state().units.values() if u.leader}
         year = V.first_phase.year
         for state, orders, a in play_random_game(V, seed, 20, stop_at_winner=False):
             turns += 1
@@ -173,7 +175,7 @@ def test_a_seeded_random_game_keeps_the_rules() -> None:
                     assert moved_on or unit.type is UnitType.ARMY, (prov, owner)
             count: dict[str, int] = {}
             for unit in a.state.units.values():
-                count[unit.power] = count.get(unit.power, 0) + 1
+                count[unit.power] = count.get(unit.power, 0) + unit.size  # a leader needs no centre
                 terrain = V.map.provinces[unit.province].terrain.name
                 assert unit.type is UnitType.FLEET or terrain != "SEA", unit
             held: dict[str, int] = {}
@@ -181,6 +183,11 @@ def test_a_seeded_random_game_keeps_the_rules() -> None:
                 held[owner] = held.get(owner, 0) + 1
             for power, n in count.items():
                 assert n <= held.get(power, 0), (state.phase, power)
+            now_leaders = [u.leader for u in a.state.units.values() if u.leader]
+            assert len(now_leaders) == len(set(now_leaders)) and set(now_leaders) <= leaders  # never rebuilt
+            leaders = set(now_leaders)
+            seen["leaders dislodged"] += sum(1 for d in a.dislodged.values() if d.unit.leader)
+            seen["triple"] += sum(1 for o in orders if type(o) is Steps and 3 in o.points)
             seen["double"] += sum(1 for o in orders if type(o) is Steps and o.points == (2,))
             seen["two steps"] += sum(1 for o in orders if type(o) is Steps and len(o.steps) == 2)
             seen["dislodged"] += len(a.dislodged)
