@@ -24,6 +24,7 @@ import asyncio
 import contextvars
 import hmac
 import logging
+import mailbox
 import os
 import re
 import secrets
@@ -149,8 +150,12 @@ class _Users:
         return {line.split(":", 1)[0] for line in lines if line.strip()}
 
     async def ensure(self, name: str) -> None:
-        """Make a mailbox user `name` unless there is one."""
+        """Make a mailbox user `name`, and its Maildir, unless there are."""
         async with self.lock:
+            # pymap makes a Maildir at its first login; two first logins at once (the poller's
+            # and a delivery's) race to make it and one fails. So it is made here, before either.
+            if not (self.base / name).exists():
+                mailbox.Maildir(str(self.base / name), create=True)
             names = self.names()
             if name in names:
                 return
