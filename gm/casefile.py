@@ -305,7 +305,7 @@ class _Reader:
         if not counts[1]:
             loc = province_of(loc)  # armies ignore coasts
         unit = Unit.of(power, loc, *counts)
-        if not unit.single and not variant.rules.multiple_units:
+        if not unit.single and not (variant.rules.multiple_units or variant.rules.separate_fleets):
             raise self.fail(f"{variant.title} has no multiple units: {rest!r}")
         return unit
 

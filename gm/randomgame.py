@@ -331,6 +331,10 @@ class RandomPlayers:
                 orders.append(Steps(first.power, first.unit_type, first.location, (first, second), (1, points - 1)))
                 continue
             orders.append(first)
+        for prov in sorted(out) if self.rules.separate_fleets else ():
+            u = state.units[prov]
+            if u.n_armies and u.n_fleets:  # a land unit beside its fleets: an order of its own
+                orders.append(self._move(Unit(u.power, UnitType.ARMY, prov, leader=u.leader), state))
         for prov in sorted(state.units):
             u = state.units[prov]
             near = sorted(self.reach(u))

@@ -19,8 +19,14 @@ def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     for owner in state.supply_centres.values():
         centres[owner] = centres.get(owner, 0) + 1
     units = dict.fromkeys(centres, 0)
-    for unit in state.units.values():
-        units[unit.power] = units.get(unit.power, 0) + unit.size  # a multiple unit needs a centre for each part
+    if rules.fleets_per_centre > 1:
+        for power in list(units):
+            units[power] = supply_needed(variant, state.units_of(power))
+        for unit in state.units.values():
+            units.setdefault(unit.power, supply_needed(variant, state.units_of(unit.power)))
+    else:
+        for unit in state.units.values():
+            units[unit.power] = units.get(unit.power, 0) + unit.size  # a multiple unit needs a centre for each part
     counts: dict[str, int] = {}
     for power, held in units.items():
         diff = rules.unit_allowance(variant, state, power, centres.get(power, 0)) - held
@@ -35,11 +41,22 @@ def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     return counts
 
 
+def supply_needed(variant: Variant, units: Sequence[Unit]) -> int:
+    """Supply centres a power's units need: one for each army, one for every so many fleets
+    (Rules.fleets_per_centre), none for a leader."""
+    per = variant.rules.fleets_per_centre
+    armies = sum(u.n_armies for u in units if not u.leader)
+    fleets = sum(u.n_fleets for u in units)
+    return armies + -(-fleets // per)
+
+
 def _vacant(variant: Variant, units: dict[str, Unit], province: str, power: str) -> bool:
     """May `power` build in `province` as far as the units there go? With multiple units, a
-    build may join the power's own unit there (Multiplicity)."""
+    build may join the power's own unit there (Multiplicity); where fleets stand apart, fleets
+    join a land unit and a land unit fleets (the rules' build_refusal says how many fit)."""
     unit = units.get(province)
-    return unit is None or (variant.rules.multiple_units and unit.power == power)
+    rules = variant.rules
+    return unit is None or ((rules.multiple_units or rules.separate_fleets) and unit.power == power)
 
 
 def resolve_adjustments(
@@ -55,11 +72,12 @@ def resolve_adjustments(
     removed_for: dict[str, int] = {}
     built: dict[str, list[str]] = {}
     name = variant.map.name
+    per = variant.rules.fleets_per_centre
     for order in orders:
         power = order.power
         due = counts.get(power, 0)
         if isinstance(order, (Build, Waive)):
-            n = sum(order.part) if order.part else 1  # 'Build 2A Par' (multiple units) is two builds
+            n = sum(order.part) if order.part and per == 1 else 1  # 'Build 2A Par' (multiple units) is two builds
             if due <= 0:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no builds this winter"))
             elif used.get(power, 0) >= due:
@@ -78,11 +96,13 @@ def resolve_adjustments(
                 else:
                     built[power].append(order.province)
                     used[power] = used.get(power, 0) + n
-                    units[order.province] = _built(units.get(order.province), order)
+                    units[order.province] = _built(units.get(order.province), order, per)
                     results.append(OrderResult(order, Result.SUCCEEDS))
         elif isinstance(order, Disband):
             unit = units.get(order.province)
             part = _removed_part(variant, unit, order) if unit is not None else None
+            if per > 1 and type(part) is tuple and part[1] and order.part is None:
+                part = (part[0], min(per, unit.n_fleets))  # type: ignore[union-attr]  # fleets go so many a centre
             if due >= 0:
                 results.append(OrderResult(order, Result.VOID, f"{power} has no units to remove this winter"))
             elif unit is None or unit.power != power or order.province not in state.units:
@@ -93,15 +113,18 @@ def resolve_adjustments(
                 results.append(OrderResult(order, Result.VOID, f"{unit.leader} is a leader: he needs no centre, so removing him removes nothing due"))
             elif variant.map.is_sea(unit.province) and unit.n_armies - part[0] > unit.n_fleets - part[1]:  # type: ignore[index]
                 results.append(OrderResult(order, Result.VOID, f"the armies aboard in {name(unit.province)} would be left without fleets to carry them: remove an army first, or the whole unit"))
-            elif removed_for.get(power, 0) + sum(part) > -due:  # type: ignore[arg-type]
+            elif removed_for.get(power, 0) + _count(part, per) > -due:  # type: ignore[arg-type]
                 results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"
                                            if removed_for.get(power, 0) >= -due else
                                            f"{power} has only {-due - removed_for.get(power, 0)} more units to remove"))
             else:
-                removed_for[power] = removed_for.get(power, 0) + sum(part)  # type: ignore[arg-type]
+                removed_for[power] = removed_for.get(power, 0) + _count(part, per)  # type: ignore[arg-type]
                 left = (unit.n_armies - part[0], unit.n_fleets - part[1])  # type: ignore[index]
                 if any(left):
-                    units[order.province] = Unit.of(power, unit.location if left[1] else unit.province, *left, unit.at_sea)
+                    units[order.province] = Unit(power, UnitType.FLEET if left[1] else UnitType.ARMY,
+                                                 unit.location if left[1] else unit.province, left[1] or left[0],
+                                                 left[0] if left[1] else 0, unit.at_sea if left[0] and left[1] else 0,
+                                                 unit.leader if left[0] else "")
                 else:
                     del units[order.province]
                 results.append(OrderResult(order, Result.SUCCEEDS))
@@ -114,20 +137,37 @@ def resolve_adjustments(
             mine = [u for u in units.values() if u.power == power and u.size]  # leaders need no centre
             if any(not u.single for u in mine):
                 mine = [p for u in mine for p in _singles(u)]  # a multiple unit loses a part at a time
+            if per > 1:  # fleets go so many a centre: remove until the rest is kept
+                allowed = supply_needed(variant, [u for u in units.values() if u.power == power]) - missing
+                for unit in civil_disorder_removals(variant, state, mine, len(mine)):
+                    if supply_needed(variant, [u for u in units.values() if u.power == power]) <= allowed:
+                        break
+                    units, removed = _without(units, unit, variant.map.is_sea(unit.province))
+                    disbanded.append(removed)
+                continue
             for unit in civil_disorder_removals(variant, state, mine, missing):
                 units, removed = _without(units, unit, variant.map.is_sea(unit.province))
                 disbanded.append(removed)
     return results, units, disbanded
 
 
-def _built(there: Unit | None, order: Build) -> Unit:
-    """The unit in the province once `order` has built there: new, or joined to the power's own."""
+def _built(there: Unit | None, order: Build, per: int = 1) -> Unit:
+    """The unit in the province once `order` has built there: new, or joined to the power's own.
+    A fleet build builds Rules.fleets_per_centre fleets."""
     kind = order.unit_type
-    armies, fleets = order.part or ((1, 0) if kind is UnitType.ARMY else (0, 1))
+    armies, fleets = order.part or ((1, 0) if kind is UnitType.ARMY else (0, per))
     if there is None:
         return Unit.of(order.power, order.location if fleets else order.province, armies, fleets)
     location = order.location if kind is UnitType.FLEET else there.location
-    return Unit.of(order.power, location, there.n_armies + armies, there.n_fleets + fleets, there.at_sea)
+    joined = Unit.of(order.power, location, there.n_armies + armies, there.n_fleets + fleets, there.at_sea)
+    if there.leader:
+        joined = Unit(joined.power, joined.type, joined.location, joined.count, joined.armies, 0, there.leader)
+    return joined
+
+
+def _count(part: tuple[int, int], per: int) -> int:
+    """Removals a part counts for: one for each army, one for every `per` fleets."""
+    return part[0] + -(-part[1] // per)
 
 
 def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] | str:
@@ -144,7 +184,7 @@ def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int]
 def _singles(unit: Unit) -> list[Unit]:
     """A multiple unit as single armies and fleets at its location, for civil-disorder removals."""
     return [Unit(unit.power, UnitType.FLEET, unit.location)] * unit.n_fleets + \
-        [Unit(unit.power, UnitType.ARMY, unit.location)] * unit.n_armies
+        [Unit(unit.power, UnitType.ARMY, unit.location)] * (0 if unit.leader else unit.n_armies)
 
 
 def _without(units: dict[str, Unit], single: Unit, at_sea: bool) -> tuple[dict[str, Unit], Unit]:
@@ -158,7 +198,10 @@ def _without(units: dict[str, Unit], single: Unit, at_sea: bool) -> tuple[dict[s
     army = single.type is UnitType.ARMY or (at_sea and unit.n_armies > unit.n_fleets - 1)
     armies = unit.n_armies - army
     fleets = unit.n_fleets - (not army)
-    units[single.province] = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets, unit.at_sea)
+    left = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets, unit.at_sea)
+    if unit.leader and armies:  # a leader with fleets loses a fleet, never himself
+        left = Unit(left.power, left.type, left.location, left.count, left.armies, 0, unit.leader)
+    units[single.province] = left
     return units, Unit(unit.power, UnitType.ARMY, unit.province) if army else Unit(unit.power, UnitType.FLEET, unit.location)
 
 

@@ -35,13 +35,15 @@ moves are made, every turn (rule 3). The next turn is the next year's.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
-from typing import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
 
 from gm.engine.adjust import resolve_adjustments
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.multiple import MultiMovement
-from gm.engine.orders import Build, Disband, Move, Order, Retreat, Step, Steps, SupportHold, SupportMove, Waive
+from gm.engine.graph import Terrain
+from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
+                              SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
@@ -148,18 +150,24 @@ class ImpulseMovement(MultiMovement):
 
 
 def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) -> TurnOutcome:
-    """Resolve a whole turn: every impulse and its retreats, centres, builds and removals."""
+    """Resolve a whole turn: every impulse and its retreats, centres (then Rules.after_fall), supply
+    lines, builds and removals."""
     rules = variant.rules
-    impulses = rules.impulses
+    layered = rules.separate_fleets
     results: list[OrderResult | None] = []
-    plans: dict[str, _Plan] = {}  # starting province -> plan
-    plan_result: dict[str, int] = {}
-    retreats: dict[str, int] = {}  # province -> index in `orders` of the retreat ordered for its unit
+    plans: dict[tuple[str, str], _Plan] = {}  # (starting province, layer) -> plan
+    plan_result: dict[tuple[str, str], int] = {}
+    retreats: dict[tuple[str, str], int] = {}  # (province, layer) -> index in `orders` of its unit's retreat
     adjustments: list[int] = []
+    permits = {k: list(v) for k, v in state.extra.get(PERMITS, {}).items()}  # type: ignore[union-attr]
     for i, order in enumerate(orders):
         kind = type(order)
+        if kind is Permit:
+            results.append(_permit(variant, permits, order))  # type: ignore[arg-type]
+            continue
         if kind is Retreat or kind is Disband:
-            retreats[order.province] = i
+            unit = state.units.get(order.province)
+            retreats[(order.province, _layer(layered, unit, order))] = i
             if kind is Disband:
                 adjustments.append(i)
             continue
@@ -169,115 +177,28 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
         if kind is not Steps and not isinstance(order, MOVEMENT_ORDERS):
             results.append(OrderResult(order, Result.VOID, f"{kind.__name__.lower()} orders are not given in a turn"))
             continue
-        unit, why = unit_for(variant.map, state, order)
-        if unit is not None and order.unit_type is None and kind is not Steps:
-            why = ""
+        unit, why = _unit_for(variant, state, order)
         if unit is None:
             results.append(OrderResult(order, Result.VOID, why))
             continue
+        layer = _layer(layered, state.units[order.province], order)
         schedule = _schedule(variant, unit, order)
         if type(schedule) is str:
             results.append(OrderResult(order, Result.VOID, schedule))
             continue
-        if order.province in plans:
-            k = plan_result[order.province]
-            results[k] = OrderResult(plans[order.province].order, Result.VOID, "replaced by a later order for the same unit")
-        plan_result[order.province] = len(results)
+        key = (order.province, layer)
+        if key in plans:
+            results[plan_result[key]] = OrderResult(plans[key].order, Result.VOID, "replaced by a later order for the same unit")
+        plan_result[key] = len(results)
         results.append(None)  # the steps' results take the plan's place
-        plans[order.province] = _Plan(unit, order, schedule, unit.province)  # type: ignore[arg-type]
-    step_results: dict[str, list[OrderResult]] = {p: [] for p in plans}
-    lost = set(state.extra.get(GARRISONS_LOST, ()))  # type: ignore[arg-type]
-    garrisons = {p: n for p, n in rules.garrisons(variant).items() if p not in lost}
-    rough = rules.rough_spaces(variant)
-    units = state.units
-    everyone_dislodged: dict[str, Dislodged] = {}
-    disbanded: list[Unit] = []
-    retreat_results: list[OrderResult] = []
-    used_retreats: set[int] = set()
-    carries: list[_Carry] = []
-    for impulse in range(1, impulses + 1):
-        now = GameState(state.phase, units, state.supply_centres, state.home_centres, {}, frozenset(), state.extra)
-        impulse_orders: list[Order] = []
-        owners: list[tuple[str, int, int]] = []  # per impulse order: (plan's province, step, points)
-        factor: dict[int, int] = {}
-        pending_carries: list[tuple[str, int, _Carry]] = []
-        by_location = {plan.at: plan for plan in plans.values() if plan.at is not None and not plan.done}
-        for start, plan in plans.items():
-            if plan.done or plan.at is None:
-                continue
-            for when, step, points, _ in plan.steps:
-                if when != impulse:
-                    continue
-                shown = Step(step.power, step.unit_type, step.location, step, impulse, points)
-                if step.province != plan.at:
-                    step_results[start].append(OrderResult(shown, Result.VOID, f"the unit is in {variant.map.name(plan.at)}, "
-                                                                               "not there, after the impulse before: it stands"))
-                    continue
-                why = _rough_refusal(variant, rough, step, points)
-                if why:
-                    step_results[start].append(OrderResult(shown, Result.VOID, why))
-                    continue
-                carried = _carried_support(by_location, step, points, impulse)
-                if carried is not None:  # counted with the move, if it stands after this impulse
-                    pending_carries.append((start, len(step_results[start]),
-                                            _Carry(units[step.province], carried, province_of(step.dest))))  # type: ignore[attr-defined]
-                    step_results[start].append(OrderResult(shown, Result.SUCCEEDS, ""))
-                    continue
-                if _crosses(rough, step):
-                    points = 1  # two points at single strength
-                factor[len(impulse_orders)] = points
-                owners.append((start, len(step_results[start]), points))
-                step_results[start].append(OrderResult(shown, Result.VOID, ""))  # filled in below
-                impulse_orders.append(step)
-        carried_into: dict[int, list[tuple[str, int]]] = {}
-        for carry in carries:
-            if carry.mover.done or carry.mover.at is None:
-                continue
-            index = next((k for k, o in enumerate(impulse_orders) if type(o) is Move and o.province == carry.mover.at
-                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
-            if index is not None and _reaches(variant, carry.supporter, carry.dest):
-                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
-        live = {p: n for p, n in garrisons.items() if p not in units}
-        movement = ImpulseMovement(variant, now, impulse_orders, factor, live, carried_into, rough)
-        outcome, after, dislodged = movement.outcome_report()
-        for (start, k, points), r in zip(owners, outcome):
-            shown = step_results[start][k].order
-            step_results[start][k] = OrderResult(shown, r.result, r.reason)
-        kept = []
-        for start, k, carry in pending_carries:
-            shown = step_results[start][k].order
-            if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):
-                kept.append(carry)
-                step_results[start][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength")
-            else:
-                step_results[start][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
-        carries = [c for c in carries if not c.mover.done] + kept
-        contested = movement.contested(after) if dislodged else frozenset()
-        # Plans follow their units.
-        moved_to = {movement.src[i]: movement.dst[i] for i in movement.src if movement.resolved.get(i)}
-        for plan in plans.values():
-            if plan.done or plan.at is None:
-                continue
-            if plan.at in dislodged and dislodged[plan.at].unit == units.get(plan.at):
-                plan.done = True
-                plan.at = None
-            elif plan.at in moved_to:
-                plan.at = moved_to[plan.at]
-        for prov in list(garrisons):
-            if prov in after:
-                lost.add(prov)
-                del garrisons[prov]
-        if dislodged:
-            after, more_results, gone, placed = _retreat(variant, now, after, contested, dislodged, orders, retreats, used_retreats)
-            retreat_results += more_results
-            disbanded += gone
-            for prov, d in dislodged.items():
-                everyone_dislodged[prov] = d
-            for prov in placed:
-                if prov in garrisons:
-                    lost.add(prov)
-                    del garrisons[prov]
-        units = after
+        plans[key] = _Plan(unit, order, schedule, unit.province)  # type: ignore[arg-type]
+    extra = dict(state.extra)
+    if permits or PERMITS in extra:
+        extra[PERMITS] = {k: sorted(v) for k, v in sorted(permits.items()) if v}
+    state = GameState(state.phase, state.units, state.supply_centres, state.home_centres, {}, frozenset(), extra)
+    turn = _Turn(variant, state, orders, plans, retreats)
+    for impulse in range(1, rules.impulses + 1):
+        turn.impulse(impulse)
     # Results in the order given: each plan's steps where the plan was.
     flat: list[OrderResult] = []
     plan_at = {k: p for p, k in plan_result.items()}
@@ -285,27 +206,378 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
         if r is not None:
             flat.append(r)
         elif k in plan_at:
-            flat.extend(step_results[plan_at[k]])
-    flat += retreat_results
+            flat.extend(turn.step_results[plan_at[k]])
+    flat += turn.retreat_results
+    flat += [OrderResult(orders[i], Result.VOID, "not needed: the unit was not dislodged")
+             for i in sorted(retreats.values()) if type(orders[i]) is Retreat and i not in turn.used_retreats]
+    units = turn.units
+    extra = turn.extra()
     # Centres change hands every turn (rule 3); fleets may not take them where the rules say so.
     centres = dict(state.supply_centres)
     provinces = variant.map.provinces
     for prov, unit in units.items():
         if state.is_centre(provinces, prov) and (rules.fleets_take_centres or unit.n_armies):
             centres[prov] = unit.power
-    extra = dict(state.extra)
-    if lost:
-        extra[GARRISONS_LOST] = sorted(lost)
     year = state.phase.year
+    settled = rules.after_fall(variant, state, GameState(Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT), units,
+                                                         centres, state.home_centres, {}, frozenset(), extra))
+    units, centres, extra = settled.units, settled.supply_centres, settled.extra
+    disbanded = turn.disbanded
+    if rules.supply_lines:
+        units, cut_off = _supply(variant, state.with_(units=units, supply_centres=centres, extra=extra), turn.garrisons)
+        for unit in cut_off:
+            flat.append(OrderResult(Disband(unit.power, unit.type, unit.location), Result.SUCCEEDS,
+                                    "out of supply: no line of supply to a centre of its power"))
+        disbanded = disbanded + cut_off
     adjusting = GameState(Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT), units, centres, state.home_centres,
                           {}, frozenset(), extra)
-    wanted = [orders[i] for i in adjustments if i not in used_retreats]
+    wanted = [orders[i] for i in adjustments if i not in turn.used_retreats]
     adjusted, units_after, removed = resolve_adjustments(variant, adjusting, wanted)
     flat += adjusted
-    disbanded += removed
     nxt = GameState(Phase(year + 1, state.phase.season, PhaseKind.MOVEMENT), units_after, centres,
                     state.home_centres, {}, frozenset(), extra)
-    return TurnOutcome(flat, units, everyone_dislodged, disbanded, nxt)
+    return TurnOutcome(flat, units, turn.dislodged, disbanded + removed, nxt)
+
+
+LAND, SEA = "land", "sea"  # the layers of a turn where fleets stand apart from land units
+PERMITS = "permits"  # GameState.extra: power -> powers it lets stand in its provinces and trace supply through them
+OCCUPIED = "occupied_by"  # GameState.extra: land space -> the power whose land unit last stood there
+
+
+def _layer(layered: bool, unit: Unit | None, order: Order) -> str:
+    """Which of a province's units an order is for: its fleets or its land unit."""
+    if not layered:
+        return LAND
+    if order.part is not None:
+        return SEA if order.part[1] else LAND
+    if order.unit_type is UnitType.FLEET:
+        return SEA
+    if order.unit_type is UnitType.ARMY or unit is None:
+        return LAND
+    return LAND if unit.n_armies else SEA
+
+
+def _unit_for(variant: Variant, state: GameState, order: Order) -> tuple[Unit | None, str]:
+    """The unit (the part of a province's units) an order is for, or why there is none."""
+    unit = state.units.get(order.province)
+    where = variant.map.name(order.province)
+    if unit is None:
+        return None, f"there is no unit in {where}"
+    if unit.power != order.power:
+        return None, f"the unit in {where} belongs to {unit.power}"
+    if not variant.rules.separate_fleets:
+        if order.unit_type is not None and type(order) is not Steps and order.unit_type is not unit.type \
+                and not (order.unit_type is UnitType.ARMY and unit.n_armies):
+            return None, unit_for(variant.map, state, order)[1]
+        return unit, ""
+    land, sea = _split(unit)
+    if _layer(True, unit, order) == SEA:
+        return (sea, "") if sea is not None else (None, f"there is no fleet in {where}")
+    return (land, "") if land is not None else (None, f"there is no army in {where}")
+
+
+def _split(unit: Unit) -> tuple[Unit | None, Unit | None]:
+    """A province's unit as its land unit and its fleets."""
+    land = Unit(unit.power, UnitType.ARMY, unit.province, unit.n_armies, 0, 0, unit.leader) if unit.n_armies else None
+    sea = Unit(unit.power, UnitType.FLEET, unit.location, unit.n_fleets) if unit.n_fleets else None
+    return land, sea
+
+
+def _permit(variant: Variant, permits: dict[str, list[str]], order: Permit) -> OrderResult:
+    """PERMIT or REVOKE: whom the power lets stand in its provinces and trace supply through them."""
+    other = order.location
+    if other not in variant.powers or other == order.power:
+        return OrderResult(order, Result.VOID, f"{other} is not another power")
+    mine = permits.setdefault(order.power, [])
+    if order.revoke:
+        if other in mine:
+            mine.remove(other)
+    elif other not in mine:
+        mine.append(other)
+    return OrderResult(order, Result.SUCCEEDS, "")
+
+
+class _Turn:
+    """A turn being resolved, impulse by impulse. Where fleets stand apart from land units
+    (Rules.separate_fleets), each impulse is resolved as two layers: the fleets first (they fight
+    only fleets), then the land units, with the fleets that convoy standing in their seas."""
+
+    def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order],
+                 plans: dict[tuple[str, str], _Plan], retreats: Mapping[tuple[str, str], int]) -> None:
+        rules = variant.rules
+        self.variant, self.state, self.orders, self.plans, self.retreats = variant, state, orders, plans, retreats
+        self.layered = rules.separate_fleets
+        self.units = state.units
+        self.step_results: dict[tuple[str, str], list[OrderResult]] = {k: [] for k in plans}
+        self.retreat_results: list[OrderResult] = []
+        self.dislodged: dict[str, Dislodged] = {}
+        self.disbanded: list[Unit] = []
+        self.used_retreats: set[int] = set()
+        self.carries: list[_Carry] = []
+        self.lost = set(state.extra.get(GARRISONS_LOST, ()))  # type: ignore[arg-type]
+        self.garrisons = {p: n for p, n in rules.garrisons(variant).items() if p not in self.lost}
+        self.rough = rules.rough_spaces(variant)
+        self.permits: Mapping[str, Sequence[str]] = state.extra.get(PERMITS, {})  # type: ignore[assignment]
+        self.territory = rules.territory(variant) if self.layered else {}
+        self.occupied = {**self.territory, **state.extra.get(OCCUPIED, {})}  # type: ignore[dict-item]
+
+    def extra(self) -> dict[str, object]:
+        extra = dict(self.state.extra)
+        if self.lost:
+            extra[GARRISONS_LOST] = sorted(self.lost)
+        if self.layered:
+            extra[OCCUPIED] = {p: o for p, o in sorted(self.occupied.items()) if self.territory.get(p) != o}
+        return extra
+
+    def friendly(self, province: str, power: str, land: Mapping[str, Unit]) -> bool:
+        """May `power`'s fleets stand in `province` (rule 8): a sea, or a coast last held by its
+        land units (or, first, its own), or by a power that permits it; never where another
+        power's land unit stands."""
+        if self.variant.map.provinces[province].terrain is Terrain.SEA:
+            return True
+        there = land.get(province)
+        if there is not None:
+            return there.power == power
+        owner = self.occupied.get(province)
+        return owner == power or (owner is not None and power in self.permits.get(owner, ()))
+
+    # ------------------------------------------------------------------ one impulse
+    def impulse(self, impulse: int) -> None:
+        v = self.variant
+        land, sea = _layers(self.units) if self.layered else (self.units, {})
+        steps: dict[str, list[tuple[tuple[str, str], int, Order, int]]] = {LAND: [], SEA: []}
+        by_location = {(plan.at, key[1]): plan for key, plan in self.plans.items() if plan.at is not None and not plan.done}
+        pending_carries: list[tuple[tuple[str, str], int, _Carry]] = []
+        for key, plan in self.plans.items():
+            if plan.done or plan.at is None:
+                continue
+            layer = key[1]
+            out = self.step_results[key]
+            for when, step, points, _ in plan.steps:
+                if when != impulse:
+                    continue
+                shown = Step(step.power, step.unit_type, step.location, step, impulse, points)
+                if step.province != plan.at:
+                    out.append(OrderResult(shown, Result.VOID, f"the unit is in {v.map.name(plan.at)}, not there, "
+                                                               "after the impulse before: it stands"))
+                    continue
+                why = _rough_refusal(v, self.rough, step, points) or (self._layer_refusal(step, layer, land, sea)
+                                                                      if self.layered else "")
+                if why:
+                    out.append(OrderResult(shown, Result.VOID, why))
+                    continue
+                carried = _carried_support({loc: p for (loc, lay), p in by_location.items() if lay == layer},
+                                           step, points, impulse)
+                if carried is not None:  # counted with the move, if it stands after this impulse
+                    supporter = (land if layer == LAND else sea)[step.province]
+                    pending_carries.append((key, len(out), _Carry(supporter, carried, province_of(step.dest))))  # type: ignore[attr-defined]
+                    out.append(OrderResult(shown, Result.SUCCEEDS, ""))
+                    continue
+                if _crosses(self.rough, step):
+                    points = 1  # two points at single strength
+                steps[layer].append((key, len(out), step, points))
+                out.append(OrderResult(shown, Result.VOID, ""))  # filled in below
+        sea_after, sea_dislodged, sea_contested, convoying = sea, {}, frozenset(), {}
+        if steps[SEA]:
+            sea_after, sea_dislodged, sea_contested, convoying = self._fleets(sea, steps[SEA])
+        land_after, land_dislodged, land_contested = self._land(land, steps[LAND], convoying, pending_carries)
+        self._retreats(land_after, land_contested, land_dislodged, LAND)
+        if self.layered:
+            for prov, unit in self.units_land.items():
+                self.occupied[prov] = unit.power
+            for prov, fleets in list(sea_after.items()):  # fleets left in a coast no longer friendly must go
+                if prov not in sea_dislodged and not self.friendly(prov, fleets.power, self.units_land):
+                    sea_dislodged[prov] = Dislodged(fleets, None, ())
+                    del sea_after[prov]
+                    self._drop_plan(prov, SEA)
+            self.units_sea = sea_after
+            self._retreats(sea_after, sea_contested, sea_dislodged, SEA)
+            self.units = _joined(self.units_land, self.units_sea)
+        else:
+            self.units = self.units_land
+
+    def _layer_refusal(self, step: Order, layer: str, land: Mapping[str, Unit], sea: Mapping[str, Unit]) -> str:
+        """Why a step may not be made in its layer (rule 8), or ''."""
+        kind = type(step)
+        if kind is SupportHold or kind is SupportMove:
+            target = step.target  # type: ignore[attr-defined]
+            mine, other = (sea, land) if layer == SEA else (land, sea)
+            if target not in mine and target in other:
+                return ("fleets exert no influence on land units: a fleet supports only fleets" if layer == SEA
+                        else "land units do not support fleets: fleets fight only fleets")
+        if layer == SEA and kind is Move:
+            dest = province_of(step.dest)  # type: ignore[attr-defined]
+            name = self.variant.map.name(dest)
+            if not self.friendly(dest, step.power, land):
+                return f"fleets may stand only in friendly coastal provinces, and {name} is not one"
+            limit = self.variant.rules.fleet_stack(self.variant, dest)
+            moving = step.part[1] if step.part else sea[step.province].n_fleets
+            if limit is not None and moving > limit:
+                return f"at most {limit} fleets stand in {name}: split the {moving} (e.g. '{limit}F {step.location} - {dest}')"
+        return ""
+
+    def _fleets(self, sea: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]]
+                ) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str], dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]]]:
+        """The fleets' layer: convoys hold here (they carry armies in the land layer)."""
+        v = self.variant
+        orders = [Hold(o.power, o.unit_type, o.location, part=o.part) if type(o) is Convoy else o for _, _, o, _ in steps]
+        orders = _merged(v, sea, orders)
+        factor = {i: n for i, (_, _, _, n) in enumerate(steps)}
+        now = GameState(self.state.phase, sea, self.state.supply_centres, self.state.home_centres, {}, frozenset(), self.state.extra)
+        movement = ImpulseMovement(v, now, orders, factor, {}, {}, frozenset())
+        outcome, after, dislodged = movement.outcome_report()
+        convoying: dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]] = {}
+        for (key, k, step, _), r in zip(steps, outcome):
+            shown = self.step_results[key][k].order
+            if type(step) is Convoy and step.province not in dislodged:
+                convoying[step.province] = (after[step.province], (key, k, step))
+                continue
+            if type(step) is Convoy:
+                r = OrderResult(step, Result.FAILS, "the convoying fleet was dislodged")
+            self.step_results[key][k] = OrderResult(shown, r.result, r.reason)
+        self._follow(movement, dislodged, SEA)
+        contested = movement.contested(after) if dislodged else frozenset()
+        return after, dislodged, contested, convoying
+
+    def _land(self, land: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]],
+              convoying: Mapping[str, tuple[Unit, tuple[tuple[str, str], int, Order]]],
+              pending_carries: list[tuple[tuple[str, str], int, _Carry]]) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
+        """The land units' layer, with the fleets that convoy standing in their seas."""
+        v = self.variant
+        owners = list(steps) + [(key, k, step, 1) for _, (key, k, step) in convoying.values()]
+        orders = [step for _, _, step, _ in owners]
+        units = {**land, **{p: fleet for p, (fleet, _) in convoying.items()}} if convoying else land
+        factor = {i: n for i, (_, _, _, n) in enumerate(owners)}
+        carried_into: dict[int, list[tuple[str, int]]] = {}
+        for carry in self.carries:
+            if carry.mover.done or carry.mover.at is None:
+                continue
+            index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
+                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
+            if index is not None and _reaches(v, carry.supporter, carry.dest):
+                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
+        live = {p: n for p, n in self.garrisons.items() if p not in units}
+        now = GameState(self.state.phase, units, self.state.supply_centres, self.state.home_centres, {}, frozenset(), self.state.extra)
+        movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough)
+        outcome, after, dislodged = movement.outcome_report()
+        for (key, k, _, _), r in zip(owners, outcome):
+            shown = self.step_results[key][k].order
+            self.step_results[key][k] = OrderResult(shown, r.result, r.reason)
+        kept = []
+        for key, k, carry in pending_carries:
+            shown = self.step_results[key][k].order
+            if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):
+                kept.append(carry)
+                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength")
+            else:
+                self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
+        self.carries = [c for c in self.carries if not c.mover.done] + kept
+        self._follow(movement, dislodged, LAND)
+        for prov in convoying:
+            after.pop(prov, None)
+        for prov in list(self.garrisons):
+            if prov in after:
+                self.lost.add(prov)
+                del self.garrisons[prov]
+        contested = movement.contested(after) if dislodged else frozenset()
+        return after, dislodged, contested
+
+    def _follow(self, movement: ImpulseMovement, dislodged: Mapping[str, Dislodged], layer: str) -> None:
+        """Plans follow their units: to where they moved; dropped where dislodged."""
+        moved_to = {movement.src[i]: movement.dst[i] for i in movement.src if movement.resolved.get(i)}
+        for (start, lay), plan in self.plans.items():
+            if lay != layer or plan.done or plan.at is None:
+                continue
+            if plan.at in dislodged and dislodged[plan.at].unit.power == plan.unit.power:
+                plan.done, plan.at = True, None
+            elif plan.at in moved_to:
+                plan.at = moved_to[plan.at]  # type: ignore[assignment]
+
+    def _drop_plan(self, prov: str, layer: str) -> None:
+        for (start, lay), plan in self.plans.items():
+            if lay == layer and plan.at == prov:
+                plan.done, plan.at = True, None
+
+    def _retreats(self, after: dict[str, Unit], contested: frozenset[str], dislodged: dict[str, Dislodged], layer: str) -> None:
+        """The layer's retreats, after its impulse: units_land or units_sea holds the result."""
+        if dislodged:
+            v = self.variant
+            ordered = {p: i for (p, lay), i in self.retreats.items() if lay == layer}
+            allowed = None
+            if layer == SEA:
+                allowed = lambda power, prov: self.friendly(prov, power, self.units_land)  # noqa: E731
+            now = GameState(self.state.phase, after, self.state.supply_centres, self.state.home_centres, {},
+                            frozenset(), self.state.extra)
+            after, results, gone, placed, options = _retreat(v, now, after, contested, dislodged, self.orders, ordered,
+                                                             self.used_retreats, allowed)
+            self.retreat_results += results
+            self.disbanded += gone
+            for prov, d in options.items():
+                self.dislodged.setdefault(prov, d)  # (a land unit's first, where a province lost both)
+            if layer == LAND:
+                for prov in placed:
+                    if prov in self.garrisons:
+                        self.lost.add(prov)
+                        del self.garrisons[prov]
+        if layer == LAND:
+            self.units_land = after
+        else:
+            self.units_sea = after
+
+
+def _layers(units: Mapping[str, Unit]) -> tuple[dict[str, Unit], dict[str, Unit]]:
+    """The board as its land units and its fleets."""
+    land: dict[str, Unit] = {}
+    sea: dict[str, Unit] = {}
+    for prov, unit in units.items():
+        if unit.single or unit.leader and not unit.n_fleets:
+            (sea if unit.type is UnitType.FLEET else land)[prov] = unit
+            continue
+        l, f = _split(unit)
+        if l is not None:
+            land[prov] = l
+        if f is not None:
+            sea[prov] = f
+    return land, sea
+
+
+def _joined(land: Mapping[str, Unit], sea: Mapping[str, Unit]) -> dict[str, Unit]:
+    """The layers as one board: a land unit and its power's fleets in one province are one unit."""
+    out = dict(land)
+    for prov, fleets in sea.items():
+        there = out.get(prov)
+        if there is None:
+            out[prov] = fleets
+        else:  # never another power's: such fleets have retreated (rule 8)
+            out[prov] = Unit(fleets.power, UnitType.FLEET, fleets.location, fleets.count, there.n_armies, 0, there.leader)
+    return out
+
+
+def _merged(variant: Variant, sea: Mapping[str, Unit], orders: list[Order]) -> list[Order]:
+    """Fleets of one power moving into one space, or into the space of its fleets that stay,
+    join there while they fit (Rules.fleet_stack): their moves MERGE."""
+    rules = variant.rules
+    moving_out = {o.province for o in orders if type(o) is Move and o.part is None}
+    arriving: dict[tuple[str, str], int] = {}
+    for o in orders:
+        if type(o) is Move:
+            unit = sea[o.province]
+            arriving[(o.power, province_of(o.dest))] = arriving.get((o.power, province_of(o.dest)), 0) + \
+                (o.part[1] if o.part else unit.n_fleets)  # type: ignore[attr-defined]
+    out = []
+    for o in orders:
+        if type(o) is Move:
+            dest = province_of(o.dest)  # type: ignore[attr-defined]
+            there = sea.get(dest)
+            staying = there.n_fleets if there is not None and there.power == o.power and dest not in moving_out else 0
+            total = arriving[(o.power, dest)] + staying
+            limit = rules.fleet_stack(variant, dest)
+            joins = total > arriving[(o.power, dest)] or sum(1 for x in orders if type(x) is Move and x.power == o.power
+                                                             and province_of(x.dest) == dest) > 1  # type: ignore[attr-defined]
+            if joins and (limit is None or total <= limit):
+                o = replace(o, merge=True)
+        out.append(o)
+    return out
 
 
 def _schedule(variant: Variant, unit: Unit, order: Order) -> list[tuple[int, Order, int, int]] | str:
@@ -379,12 +651,16 @@ def _reaches(variant: Variant, unit: Unit, dest: str) -> bool:
 
 def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested: frozenset[str],
              dislodged: dict[str, Dislodged], orders: Sequence[Order], retreats: Mapping[str, int],
-             used: set[int]) -> tuple[dict[str, Unit], list[OrderResult], list[Unit], list[str]]:
+             used: set[int], allowed: Callable[[str, str], bool] | None = None
+             ) -> tuple[dict[str, Unit], list[OrderResult], list[Unit], list[str], dict[str, Dislodged]]:
     """The impulse's retreats: as ordered, else toward the nearest centre (rule 5); then the
-    leaders', who may displace a friendly army (rule 7). Returns the units after, the retreats'
-    results, the units disbanded and the provinces retreated to."""
+    leaders', who may displace a friendly army (rule 7). `allowed(power, province)`: where the
+    rules let the unit stand at all. Returns the units after, the retreats' results, the units
+    disbanded, the provinces retreated to and the dislodged units with where they could go."""
     moved = GameState(now.phase, after, now.supply_centres, now.home_centres, {}, frozenset(), now.extra)
-    options = {p: Dislodged(d.unit, d.attacker_from, retreat_options(variant, moved, after, contested, d))
+    options = {p: Dislodged(d.unit, d.attacker_from,
+                            tuple(loc for loc in retreat_options(variant, moved, after, contested, d)
+                                  if allowed is None or allowed(d.unit.power, province_of(loc))))
                for p, d in dislodged.items() if not d.unit.leader}
     chosen: list[Order] = []
     automatic: set[int] = set()
@@ -406,8 +682,9 @@ def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested
     placed = [province_of(o.dest) for o, r in zip(chosen, results) if type(o) is Retreat and r.result is Result.SUCCEEDS]  # type: ignore[attr-defined]
     for prov, d in sorted(dislodged.items()):
         if d.unit.leader:
-            units = _leader_retreat(variant, now, units, contested, prov, d, orders, retreats, used, shown, gone, placed)
-    return units, shown, gone, placed
+            units = _leader_retreat(variant, now, units, contested, prov, d, orders, retreats, used, shown, gone, placed,
+                                    options)
+    return units, shown, gone, placed, options
 
 
 _BY_THE_RULES = "made by the rules: toward the nearest centre"
@@ -415,7 +692,8 @@ _BY_THE_RULES = "made by the rules: toward the nearest centre"
 
 def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], contested: frozenset[str], prov: str,
                     d: Dislodged, orders: Sequence[Order], retreats: Mapping[str, int], used: set[int],
-                    shown: list[OrderResult], gone: list[Unit], placed: list[str]) -> dict[str, Unit]:
+                    shown: list[OrderResult], gone: list[Unit], placed: list[str],
+                    options: dict[str, Dislodged]) -> dict[str, Unit]:
     """A dislodged leader retreats as ordered, else toward the nearest centre even when he gets
     no closer (he is never disbanded for want of an order); into an empty space or one held by a
     friendly army, which he displaces: it retreats by the rules, or is disbanded (rule 7)."""
@@ -423,6 +701,7 @@ def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], co
     spaces = tuple(sorted(p for p in variant.map.army.get(prov, ())
                           if p != d.attacker_from and p not in contested and
                           ((u := units.get(p)) is None or (u.power == leader.power and u.type is UnitType.ARMY and not u.leader))))
+    options[prov] = Dislodged(leader, d.attacker_from, spaces)
     i = retreats.get(prov)
     ordered = orders[i] if i is not None and orders[i].power == leader.power else None
     if ordered is not None:
@@ -507,3 +786,62 @@ def _distances(variant: Variant, centre: str, army: bool) -> dict[str, int]:
                 out[other] = out[prov] + 1
                 queue.append(other)
     return out
+
+
+def _supply(variant: Variant, state: GameState, garrisons: Mapping[str, int]) -> tuple[dict[str, Unit], list[Unit]]:
+    """Rule 9 of 1700AD II: at the end of a turn every unit traces a line of supply to a centre
+    its power owns, through spaces it could move through, avoiding armed neutrals, other powers'
+    centres and rough spaces, and spaces with another power's unit unless that power permits it.
+    Returns the units in supply and the units disbanded (a province's fleets and its land unit
+    trace apart)."""
+    permits: Mapping[str, Sequence[str]] = state.extra.get(PERMITS, {})  # type: ignore[assignment]
+    rough = variant.rules.rough_spaces(variant)
+    owner = state.supply_centres
+    units = state.units
+    kept: dict[str, Unit] = {}
+    cut_off: list[Unit] = []
+    reached: dict[tuple[str, bool], frozenset[str]] = {}  # (power, by army) -> spaces in supply
+
+    def passable(prov: str, power: str) -> bool:
+        if prov in garrisons and prov not in units or prov in rough:
+            return False
+        if prov in owner and owner[prov] != power:
+            return False
+        there = units.get(prov)
+        return there is None or there.power == power or power in permits.get(there.power, ())
+
+    def supplied(power: str, army: bool) -> frozenset[str]:
+        """Every space from which a unit of `power` moving like an army (or a fleet) reaches one
+        of its centres through passable spaces."""
+        key = (power, army)
+        if key not in reached:
+            graph = variant.map.army if army else variant.map.sea_neighbours
+            start = [c for c, o in owner.items() if o == power and passable(c, power)]
+            seen = set(start)
+            queue = deque(start)
+            while queue:
+                here = queue.popleft()
+                for near in graph.get(here, ()):
+                    if near in seen:
+                        continue
+                    seen.add(near)  # a unit standing here is in supply, passable or not
+                    if passable(near, power):
+                        queue.append(near)
+            reached[key] = frozenset(seen)
+        return reached[key]
+
+    for prov, unit in units.items():
+        land, sea = _split(unit)
+        land_ok = land is None or prov in supplied(unit.power, True)
+        sea_ok = sea is None or prov in supplied(unit.power, False)
+        if land_ok and sea_ok:
+            kept[prov] = unit
+            continue
+        if land is not None and not land_ok:
+            cut_off.append(land)
+        if sea is not None and not sea_ok:
+            cut_off.append(sea)
+        left = land if land_ok else sea if sea_ok else None
+        if left is not None:
+            kept[prov] = left
+    return kept, cut_off

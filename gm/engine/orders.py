@@ -274,6 +274,17 @@ class Step(Order):
         return f"{_with_points(self.order, self.points)} (impulse {self.impulse})"
 
 
+@dataclass(frozen=True, slots=True)
+class Permit(Order):
+    """`power` lets the power named in `location` stand its fleets in its provinces and trace
+    supply through its units, from now on (1700AD II, rules 8 and 9); with `revoke`, no longer."""
+
+    revoke: bool = False
+
+    def __str__(self) -> str:
+        return f"{'REVOKE' if self.revoke else 'PERMIT'} {self.location}"
+
+
 # Orders only their power and the GM ever see.
 SECRET_ORDERS = frozenset({Allocation, Bid, Loan, Convert})
 

@@ -22,7 +22,7 @@ from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, designation, province_of
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                               SupportMove, waive)
-from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, Promote, Steps, TwoPhase, convert
+from gm.engine.orders import Allocation, Bid, Blockade, DeclareHome, Deny, Loan, Permit, Promote, Steps, TwoPhase, convert
 from gm.engine.variant import Variant
 
 
@@ -936,7 +936,8 @@ def _parse_words(
     orders: list[Order] = []
     for raw in raws:
         try:
-            if (raw.part is not None or raw.merge) and not variant.rules.multiple_units:
+            stacks = variant.rules.multiple_units or variant.rules.separate_fleets  # '2F', 'A/2F'
+            if (raw.merge and not variant.rules.multiple_units) or (raw.part is not None and not stacks):
                 raise _Fail(f"{variant.title} has no multiple units: "
                             + ("no unit merges" if raw.merge else "each unit is one army or one fleet"))
             order = _make(raw, power, phase_kind, state)
@@ -993,11 +994,20 @@ def order_texts(variant: Variant, line: str) -> list[str]:
     return [f"{heading[1]}: {item}" for item in items if item.strip()] or [line]
 
 
+_PERMIT = re.compile(r"\s*(PERMIT|ALLOW|REVOKE)\b\s*:?\s*(.*?)\s*$", re.IGNORECASE | re.DOTALL)
+
+
 def _parse_turn(variant: Variant, text: str, words: str, power: str, state: GameState | None) -> ParsedOrder:
     """A unit's orders for a turn of impulses, or a retreat, build or removal ordered with them.
     Steps are joined by THEN, or written as the rule does: 'A(Sca)-Hold-Got', 'F(Sca)-COS-C
     A(Got)-Den', 'A Sca - Got - Nwy'; '(x2)' at the end spends two points on the last step."""
     words = re.sub(r"[\s;.,]+$", "", words)
+    permit = _PERMIT.match(words) if variant.rules.separate_fleets else None
+    if permit:  # 'PERMIT French': rules 8 and 9's permission, until REVOKE French
+        other = resolve_power(variant, permit[2]) if permit[2] else None
+        if other is None or other == power:
+            return ParsedOrder(text, None, f"name another power: {permit[1].upper()} <power>")
+        return ParsedOrder(text, Permit(power, None, other, revoke=permit[1].upper() == "REVOKE"), None)
     heading = _HEADING.match(words)
     if heading:
         rest, word = words[heading.end():], heading[1].lower()

@@ -158,6 +158,24 @@ class Rules:
     # centre for supply purposes".)
     fleets_take_centres = True
 
+    # Fleets stand apart from land units (1700AD II, rule 8): they fight only fleets, exert no
+    # influence on land units, share a coast with their power's land unit and stand only in
+    # friendly coasts; each impulse is resolved for the fleets, then for the land units.
+    separate_fleets = False
+    # Fleets one supply centre keeps, and builds and removes at a time (1700AD II, rule 8: 2).
+    fleets_per_centre = 1
+    # Units out of supply at the end of a turn are disbanded (1700AD II, rule 9).
+    supply_lines = False
+
+    def fleet_stack(self, variant: Variant, province: str) -> int | None:
+        """How many fleets of a power may stand in `province` (None: no limit)."""
+        return 1
+
+    def territory(self, variant: Variant) -> Mapping[str, str]:
+        """Land space -> the power it belongs to when the game starts (whose fleets may stand in
+        it until another power's land unit does). Only read where fleets stand apart."""
+        return {}
+
     def impulse_points(self, variant: Variant, unit: Unit) -> int:
         """The points `unit` may spend in a turn of impulses: one for each impulse."""
         return self.impulses

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from gm.engine.graph import GameMap, Province, Terrain
-from gm.engine.model import Phase, PhaseKind, Season, UnitType, Unit, province_of
+from gm.engine.model import Phase, PhaseKind, Season, UnitType, Unit, parse_designation, province_of
 from gm.engine.rules import Rules
 from gm.engine.variant import Power, Variant
 
@@ -127,7 +127,10 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
         )
         for text in p.get("units", ()):
             kind, loc = text.split()
-            units.append(Unit(name, UnitType(kind), loc))
+            counts = parse_designation(kind)  # 'A', 'F', and stacks such as '2F' or 'A/2F'
+            if counts is None:
+                raise VariantError(f"{key}: {text!r} is not a unit")
+            units.append(Unit.of(name, loc, *counts))
         for c in p.get("centres", sorted(homes)):
             centres[c] = name
     for u in units:

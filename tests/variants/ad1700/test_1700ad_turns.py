@@ -11,7 +11,8 @@ import pytest
 
 from gm.casefile import CaseRun, check, order_results, read_cases, run_case
 from gm.engine.adjudicator import Adjudication, adjudicate
-from gm.engine.impulses import GARRISONS_LOST
+from gm.engine.adjust import supply_needed
+from gm.engine.impulses import GARRISONS_LOST, OCCUPIED, PERMITS
 from gm.engine.model import PhaseKind, Season, UnitType
 from gm.engine.orders import Build, Retreat, Step, Steps
 from gm.engine.parse import order_texts, parse_order
@@ -172,12 +173,12 @@ def test_a_seeded_random_game_keeps_the_rules() -> None:
                 if state.supply_centres.get(prov) != owner:
                     unit = a.units.get(prov)
                     moved_on = unit is None or unit.power != owner  # taken, then left (or removed) in the turn
-                    assert moved_on or unit.type is UnitType.ARMY, (prov, owner)
-            count: dict[str, int] = {}
+                    assert moved_on or unit.n_armies, (prov, owner)
+            count = {p: supply_needed(V, a.state.units_of(p)) for p in V.powers}  # two fleets a centre, leaders none
             for unit in a.state.units.values():
-                count[unit.power] = count.get(unit.power, 0) + unit.size  # a leader needs no centre
                 terrain = V.map.provinces[unit.province].terrain.name
                 assert unit.type is UnitType.FLEET or terrain != "SEA", unit
+                assert unit.n_armies <= 1 and unit.n_fleets <= (2 if terrain == "COAST" else 99), unit  # rule 8's stacks
             held: dict[str, int] = {}
             for owner in a.state.supply_centres.values():
                 held[owner] = held.get(owner, 0) + 1
@@ -195,3 +196,45 @@ def test_a_seeded_random_game_keeps_the_rules() -> None:
             seen["builds"] += sum(1 for r in a.results if type(r.order) is Build and r.result is Result.SUCCEEDS)
     assert turns >= 30
     assert all(n > 5 for n in seen.values()), seen
+
+
+def test_a_permission_lasts_until_revoked() -> None:
+    permitted = adj("ad.fleets.4").state
+    assert permitted.extra[PERMITS] == {"Anglo-Dutch": ["French"]}
+    revoke = parse_order(V, "REVOKE French", "Anglo-Dutch", PhaseKind.MOVEMENT, permitted).order
+    assert str(revoke) == "REVOKE French"
+    # Revoked, the French fleet in York is in an enemy coast: it retreats (rule 8).
+    after = adjudicate(V, permitted, [revoke])
+    assert after.state.extra[PERMITS] == {}
+    assert "YOR" not in after.state.units and "YOR" in after.dislodged
+
+
+def test_a_permission_names_another_power() -> None:
+    parsed = parse_order(V, "PERMIT Swedish", "Swedish", PhaseKind.MOVEMENT, V.initial_state())
+    assert parsed.order is None and "another power" in parsed.error
+
+
+def test_where_land_units_stood_last_is_remembered() -> None:
+    # The French army left Flanders in the second impulse; Flanders stays French for fleets.
+    assert adj("ad.fleets.1").state.extra[OCCUPIED]["FLA"] == "French"
+
+
+def test_a_unit_out_of_supply_is_disbanded_with_the_reason() -> None:
+    (cut,) = [r for r in adj("ad.supply.1").results if r.reason.startswith("out of supply")]
+    assert str(cut.order) == "A KAR D"
+    assert [str(u) for u in adj("ad.supply.1").disbanded] == ["A KAR"]
+
+
+def test_a_fleet_support_of_an_army_says_why_it_is_void() -> None:
+    (support,) = [r for r in adj("ad.fleets.2").results if type(r.order) is Step and r.order.order.unit_type is UnitType.FLEET]
+    assert support.result is Result.VOID and "no influence on land units" in support.reason
+
+
+def test_the_retreat_ordered_but_not_needed_is_void() -> None:
+    results = {str(r.order): (r.result, r.reason) for r in adj("ad.rule6").results}
+    assert results["A LIV R KUR"] == (Result.VOID, "not needed: the unit was not dislodged")
+
+
+def test_stacks_start_as_the_data_says() -> None:
+    units = V.initial_state().units
+    assert str(units["SCA"]) == "A/2F SCA" and str(units["GOT"]) == "CXII GOT" and str(units["LON"]) == "2F LON"
