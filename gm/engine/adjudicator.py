@@ -7,7 +7,7 @@ from typing import Sequence
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
 from gm.engine import impulses, multiple, second
 from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
-from gm.engine.orders import Order, TwoPhase
+from gm.engine.orders import Build, Disband, Order, Permit, Retreat, Step, Steps, TwoPhase, Waive
 from gm.engine.resolve import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
@@ -178,11 +178,26 @@ def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
     Orders that depend on other orders (a support that must match a move, a convoy that must match
     an army's move) are checked as if the orders they need were given. Used for acknowledgements.
     """
+    turn = variant.rules.impulses > 1 and state.phase.kind is PhaseKind.MOVEMENT
+    if turn and type(order) in _JUDGED_AT_THE_END:
+        return None  # a year's retreats, builds and removals depend on how its impulses go
     results = adjudicate(variant, state, [order]).results
+    if turn:  # each step's result, in a turn of impulses
+        steps = order.steps if type(order) is Steps else (order,)  # type: ignore[attr-defined]
+        mine = [r for r in results if r.order is order or (type(r.order) is Step and any(r.order.order is s for s in steps))]
+        # Fleets may reach the seas a convoy needs in the first impulse, units the spaces a second
+        # step is written from, and an ally may permit a fleet in its coasts in its own orders:
+        # only what the steps are on their own is judged here.
+        return next((r.reason for r in mine if r.result is Result.VOID and not _needs_partner(r.reason)
+                     and not r.reason.endswith("it stands") and "no fleets stand where" not in r.reason
+                     and "friendly coastal provinces" not in r.reason), None)
     result = next((r for r in results if r.order is order), results[0])
     if result.result is Result.VOID and not _needs_partner(result.reason):
         return result.reason
     return None
+
+
+_JUDGED_AT_THE_END = (Retreat, Disband, Build, Waive, Permit)
 
 
 def _needs_partner(reason: str) -> bool:

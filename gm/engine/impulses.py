@@ -356,7 +356,7 @@ class _Turn:
             for when, step, points, _ in plan.steps:
                 if when != impulse:
                     continue
-                shown = Step(step.power, step.unit_type, step.location, step, impulse, points)
+                shown = Step(step.power, step.unit_type, plan.unit.location, step, impulse, points)
                 if step.province != plan.at:
                     out.append(OrderResult(shown, Result.VOID, f"the unit is in {v.map.name(plan.at)}, not there, "
                                                                "after the impulse before: it stands"))
@@ -623,6 +623,9 @@ def _crosses(rough: frozenset[str], step: Order) -> bool:
 
 
 def _rough_refusal(variant: Variant, rough: frozenset[str], step: Order, points: int) -> str:
+    there = getattr(step, "dest", None) or getattr(step, "target", "")
+    if province_of(there) not in variant.map.all_neighbours.get(step.province, ()):
+        return ""  # not across a border at all: the movement says why
     if points < 2 and _crosses(rough, step):
         return "an action across the border of a rough space takes two impulses at single strength: write it (x2)"
     return ""

@@ -264,7 +264,8 @@ def _with_points(order: Order, points: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Step(Order):
-    """One step of a unit's Steps, as its result is reported: made in `impulse` with `points`."""
+    """One step of a unit's Steps, as its result is reported: made in `impulse` with `points`.
+    `location` is where the unit stood when the turn began."""
 
     order: Order
     impulse: int
@@ -272,6 +273,11 @@ class Step(Order):
 
     def __str__(self) -> str:
         return f"{_with_points(self.order, self.points)} (impulse {self.impulse})"
+
+    @property
+    def sort_key(self) -> str:
+        """Sorts a unit's steps together, in their impulses: '2F SCA', then the impulse."""
+        return f"{str(self.order).split()[0]} {self.location}\x00{self.impulse}"
 
 
 @dataclass(frozen=True, slots=True)

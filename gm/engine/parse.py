@@ -1008,6 +1008,9 @@ def _parse_turn(variant: Variant, text: str, words: str, power: str, state: Game
         if other is None or other == power:
             return ParsedOrder(text, None, f"name another power: {permit[1].upper()} <power>")
         return ParsedOrder(text, Permit(power, None, other, revoke=permit[1].upper() == "REVOKE"), None)
+    titled = re.fullmatch(r"(.+?)\s+(\d{3,4})", words.strip())
+    if titled and resolve_power(variant, titled[1]) is not None:  # 'Sweden 1700', rule 6's heading
+        return ParsedOrder(text, None, "the heading of a power's orders for a year, not an order: the orders follow it")
     heading = _HEADING.match(words)
     if heading:
         rest, word = words[heading.end():], heading[1].lower()
@@ -1017,7 +1020,8 @@ def _parse_turn(variant: Variant, text: str, words: str, power: str, state: Game
             verb = "Build" if word.startswith("build") else "Remove"
             parsed = _parse_words(variant, text, f"{verb} {rest}", power, PhaseKind.ADJUSTMENT, state)
         return parsed
-    if re.match(r"\s*(?:build|waive|remove|disband)\b", words, re.IGNORECASE):
+    if re.match(r"\s*(?:build|waive|remove|disband)\b", words, re.IGNORECASE) or \
+            re.search(r"\s(?:D|disbands?|removes?)$", words, re.IGNORECASE):  # 'A GOT D': a removal (or a retreat's)
         return _parse_words(variant, text, words, power, PhaseKind.ADJUSTMENT, state)
     if re.search(r"\s(?:R|retreats?)\s", words, re.IGNORECASE):
         return _parse_words(variant, text, words, power, PhaseKind.RETREAT, state)

@@ -55,7 +55,10 @@ class Variant:
         return self.rules.bidding(self, self.initial_state())
 
     def phase_label(self, phase: Phase) -> str:
-        """'Spring 1901, Movement' or, in Classical, 'Spring 273 BC, Movement'."""
+        """'Spring 1901, Movement' or, in Classical, 'Spring 273 BC, Movement'; where a turn is a
+        year of impulses (1700AD II), 'Year 1700'."""
+        if self.rules.impulses > 1 and phase.kind is PhaseKind.MOVEMENT:
+            return f"Year {self.rules.year_label(phase.year)}"
         return f"{phase.season.value} {self.rules.year_label(phase.year)}, {phase.kind.value}"
 
 

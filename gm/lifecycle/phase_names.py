@@ -31,6 +31,11 @@ def read_phase(variant: Variant, text: str) -> Phase | None:
     words = text.replace(",", " ").lower().split()
     if not words:
         return None
+    if variant.rules.impulses > 1:  # a turn is a year: 'Year 1700', '1700', '1700 turn'
+        year_words = [w for w in words if w not in ("year", "turn")]
+        year = variant.rules.parse_year(" ".join(year_words)) if year_words else None
+        if year is not None:
+            return Phase(year, variant.first_phase.season, PhaseKind.MOVEMENT)
     kind: PhaseKind | None = None
     short = _SHORT.fullmatch(words[0])
     if short and len(words) == 1:

@@ -12,7 +12,7 @@ from typing import Any
 from gm.engine.adjudicator import Adjudication
 from gm.engine.adjust import adjustment_counts
 from gm.engine.model import GameState, PhaseKind
-from gm.engine.orders import SECRET_ORDERS, Hold, Order, SecondPhase
+from gm.engine.orders import SECRET_ORDERS, Order, SecondPhase, Step
 from gm.engine.results import Result
 from gm.engine.rules import SIDE_ORDERS
 from gm.engine.variant import Variant
@@ -41,6 +41,8 @@ def build_report(
     ordered: set[str] = set()
     for r in adjudication.results:
         entry = {"power": r.order.power, "order": str(r.order), "result": r.result.value, "reason": r.reason}
+        if type(r.order) is Step:  # a unit's steps in a turn of impulses stay together, in order
+            entry["sort"] = r.order.sort_key
         if is_secret_order(r.order):
             secret.append(entry)
         else:
@@ -51,12 +53,14 @@ def build_report(
         dislodged_now = adjudication.dislodged
         for prov, unit in sorted(state.units.items()):
             if prov not in ordered:  # no order: the unit held
-                hold = Hold(unit.power, unit.type, unit.location)
                 result = Result.FAILS if prov in dislodged_now else Result.SUCCEEDS
-                public.append({"power": unit.power, "order": str(hold), "result": result.value,
+                public.append({"power": unit.power, "order": f"{unit} H", "result": result.value,
                                "reason": "dislodged" if prov in dislodged_now else "", "default": True})
-    public.sort(key=lambda e: (e["power"], e["order"]))
+    public.sort(key=lambda e: (e["power"], e.get("sort", e["order"])))
+    for e in public:
+        e.pop("sort", None)
     after = adjudication.state
+    settled = variant.rules.impulses > 1 and state.phase.kind is PhaseKind.MOVEMENT
     before_centres, after_centres = state.supply_centres, after.supply_centres
     changes = [
         {"centre": c, "name": variant.map.name(c), "from": before_centres.get(c), "to": after_centres.get(c)}
@@ -79,7 +83,8 @@ def build_report(
         "orders": public,
         "secret": secret,
         "dislodged": [
-            {"power": d.unit.power, "unit": str(d.unit), "retreats": list(d.retreats)}
+            # settled: retreats were made in the same adjudication (a turn of impulses): its orders say how
+            {"power": d.unit.power, "unit": str(d.unit), "retreats": list(d.retreats), "settled": settled}
             for _, d in sorted(adjudication.dislodged.items())
         ],
         "disbanded": [{"power": u.power, "unit": str(u)} for u in adjudication.disbanded],

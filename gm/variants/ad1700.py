@@ -34,8 +34,6 @@ HELD_SINCE = "held_since"  # GameState.extra: centre -> the year its owner took 
 
 
 class VariantRules(Rules):
-    unfinished = ("its fleet and supply rules are played, but games of it are not yet run by the mail server "
-                  "(maps/1700ad/README.md)")
     impulses = 2  # rules 3 and 4: a turn is a year of two impulses
     fleets_take_centres = False  # rule 8: fleets may not occupy a supply centre for supply purposes
     separate_fleets = True  # rule 8: fleets exert no influence on land units

@@ -7,10 +7,10 @@ from sqlalchemy import Update, bindparam, insert, tuple_, update
 from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order
-from gm.engine.model import Unit, parse_designation
+from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation
 from gm.engine.multiple import parts_stand_together
-from gm.engine.orders import SECRET_ORDERS, Order, Waive
-from gm.engine.parse import parse_order
+from gm.engine.orders import SECRET_ORDERS, Build, Disband, Order, Permit, Retreat, Waive
+from gm.engine.parse import order_texts, parse_order
 from gm.games import OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
@@ -46,20 +46,21 @@ def run(ctx: Context, line: str) -> None:
     variant = variant_of(ctx.game)
     power = ctx.player.power
     assert power is not None
-    parsed = parse_order(variant, line, power, phase.state.phase.kind, phase.state)
-    if parsed.order is None:
-        ctx.reject(line, parsed.error or "not understood")
-        return
-    order = parsed.order
-    if order.power != power:
-        ctx.reject(line, f"you are signed on as {power}")
-        return
-    why = check_order(variant, phase.state, order)
-    if why:
-        ctx.reject(line, why)
-        return
-    store(ctx, phase.row.id, order, line)
-    ctx.accept(line, str(order))
+    for text in order_texts(variant, line):  # 'Builds: A(Fin), A(Dal).' is two orders (1700AD II)
+        parsed = parse_order(variant, text, power, phase.state.phase.kind, phase.state)
+        if parsed.order is None:
+            ctx.reject(text, parsed.error or "not understood")
+            continue
+        order = parsed.order
+        if order.power != power:
+            ctx.reject(text, f"you are signed on as {power}")
+            continue
+        why = check_order(variant, phase.state, order)
+        if why:
+            ctx.reject(text, why)
+            continue
+        store(ctx, phase.row.id, order, text)
+        ctx.accept(text, str(order))
 
 
 def too_late(ctx: Context, phase: GamePhase) -> str | None:
@@ -77,10 +78,22 @@ def too_late(ctx: Context, phase: GamePhase) -> str | None:
     return f"too late: {label} was adjudicated at {at}; this order was not applied to {phase.label}"
 
 
-def unit_key(order: Order) -> str:
+def unit_key(order: Order, turn: bool = False) -> str:
     """Which earlier order a new one replaces: the one for the same unit (waives never replace).
-    Orders for parts of a multiple unit are keyed apart: see _part_keys."""
-    return "" if type(order) is Waive else order.province
+    Orders for parts of a multiple unit are keyed apart: see _part_keys. In a `turn` whose orders
+    hold its retreats, builds and removals too (1700AD II), each kind is keyed apart, and a
+    province's fleets apart from its land unit."""
+    kind = type(order)
+    if kind is Waive:
+        return ""
+    if turn and kind in _TURN_KINDS:
+        return f"{_TURN_KINDS[kind]} {order.location if kind is Permit else order.province}"
+    if turn and (order.part[1] if order.part else order.unit_type is UnitType.FLEET):
+        return f"{order.province} F"
+    return order.province
+
+
+_TURN_KINDS = {Retreat: "retreat", Build: "build", Disband: "remove", Permit: "permit"}
 
 
 def _part_keys(order: Order, key: str, view: list[OnFile], unit: Unit | None) -> tuple[str, set[str]]:
@@ -112,10 +125,10 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     enters for a power (ORDER, DP): then entered_by names the GM, and the player is the power's
     own (None when nobody plays it)."""
     table = SecretAllocation if type(order) in SECRET_ORDERS else OrderRecord
-    key = unit_key(order)
     assert ctx.game is not None and (ctx.player is not None or ctx.master is not None)
     current = ctx.phase()
     assert current is not None and current.row.id == phase_id
+    key = unit_key(order, variant_of(ctx.game).rules.impulses > 1 and current.state.phase.kind is PhaseKind.MOVEMENT)
     view = ctx.lookups.on_file(table, current.row, order.power)  # before the row joins the pending ones
     retire = {key}
     if key and variant_of(ctx.game).rules.multiple_units:
