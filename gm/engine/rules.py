@@ -274,6 +274,20 @@ class Rules:
         leaders = [p for p, n in counts.items() if n >= variant.victory_centres]
         return leaders[0] if len(leaders) == 1 else None
 
+    def end_years(self, variant: Variant) -> tuple[int, ...]:
+        """The only years the GM may end the game in (SET OPTION last_year); () where any."""
+        return ()
+
+    def winner_at_end(self, variant: Variant, state: GameState) -> str | None:
+        """Who wins when the game ends in a year the GM fixed: the one power with the most
+        centres; None on a tie."""
+        counts: dict[str, int] = {}
+        for owner in state.supply_centres.values():
+            counts[owner] = counts.get(owner, 0) + 1
+        best = max(counts.values(), default=0)
+        leaders = [p for p, n in counts.items() if n == best]
+        return leaders[0] if len(leaders) == 1 else None
+
     def settle_position(self, variant: Variant, state: GameState) -> GameState:
         """Fill in what the rules derive from a position given without its history (a test case,
         a game taken over mid-way): home centres gained in play, for instance."""

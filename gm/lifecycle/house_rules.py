@@ -38,6 +38,9 @@ class HouseRules:
     late_limit: int = 3  # deadlines missed in a row that put a power in civil disorder; 0: never
     remind_before: timedelta = timedelta(hours=24)  # reminders this long before a deadline; 0: none
     absence_days: int = 14  # the longest SET ABSENCE, in days
+    # The game ends once this year is played, the rules naming the winner (Rules.winner_at_end);
+    # None: it goes on until a power wins (1700AD II, rule 11: the GM may end it in 1713 or 1721).
+    last_year: int | None = None
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
@@ -87,6 +90,8 @@ class HouseRules:
         if self.remind_before:
             lines.append(f"Reminders: {show(self.remind_before)} before each deadline")
         lines.append(f"Absences (SET ABSENCE): up to {self.absence_days} days")
+        if self.last_year is not None:
+            lines.append(f"The game ends once {self.last_year} is played")
         return lines
 
 
@@ -118,6 +123,8 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
             if value not in NMR_POLICIES:
                 raise HouseRuleError(f"nmr must be one of {', '.join(NMR_POLICIES)}, not {value!r}")
             values[name] = value
+        elif name == "last_year":
+            values[name] = None if str(value).strip().lower() in ("", "none", "no") else _count(value, name)
         elif name in ("late_limit", "absence_days"):
             number = _count(value, name)
             values[name] = number

@@ -338,9 +338,17 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     row.deadline_at = deadline
     winner = variant.rules.winner(variant, after) if after is not adjudication.state else adjudication.winner
     opened = None
+    last = rules.last_year
     if winner:
         report["winner"] = winner
         finish(session, game, now, f"won by {winner}")
+        report["ended"] = game.outcome
+    elif last is not None and after.phase.year > last:  # the year the GM fixed is played
+        winner = variant.rules.winner_at_end(variant, after)
+        report["winner"] = winner
+        year = variant.rules.year_label(last)
+        finish(session, game, now, f"won by {winner}, ahead when the game ended in {year}" if winner
+               else f"ended in {year} with no power ahead")
         report["ended"] = game.outcome
     else:
         nxt = _open(session, game, variant, after, row.seq + 1, now, players)

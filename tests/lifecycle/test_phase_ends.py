@@ -312,3 +312,26 @@ def test_a_promotion_moves_the_player_to_the_new_major_power(session_factory: se
         # The player now orders Spain's units and France's, as the controller of a minor power.
         assert phases.owed(variant, after.state)["Spain"] == len(after.state.units_of("Spain")) + len(after.state.units_of("France"))
         assert "France" not in phases.owed(variant, after.state)
+
+
+def test_a_game_ends_in_the_year_the_gm_fixed_with_the_rules_winner(session_factory: sessionmaker[Session]) -> None:
+    """1700AD II, rule 11: the GM may end the game in 1713 or 1721, "when the winner will be the
+    player with the greatest number of additional centres"."""
+    with transaction(session_factory) as s:
+        game = new_game(s, "1700ad", powers=["Swedish"], last_year="1713")
+        current = current_phase(s, game)
+        assert current is not None and current.row.label == "Year 1700"
+        year_1713 = Phase(1713, Season.SPRING, PhaseKind.MOVEMENT)
+        # Sweden gains Denmark: one centre more than its home centres; the Turks have more
+        # centres (six) but none beyond their own.
+        centres = {**current.state.supply_centres, "DEN": "Swedish"}
+        current.row.state_json = state_to_json(current.state.with_(phase=year_1713, supply_centres=centres))
+        s.flush()
+        (ended,) = phases.check(s, game, game.deadline_at).ended
+        assert ended.report["winner"] == "Swedish"
+        assert game.status == GameStatus.FINISHED and game.outcome == "won by Swedish, ahead when the game ended in 1713"
+
+
+def test_the_gm_ends_1700ad_only_in_the_years_of_rule_11() -> None:
+    v = load_variant("1700ad")
+    assert v.rules.end_years(v) == (1713, 1721) and load_variant("standard").rules.end_years(v) == ()

@@ -215,12 +215,21 @@ def test_set_option_refusals_name_the_options_and_the_rule(session_factory: sess
     ack = desk.master("SET OPTION speed 3\nSET OPTION movement forever\nSET OPTION hour 25\n"
                       "SET OPTION map_palette pink\nSET OPTION several_powers_per_address maybe\nSET OPTION grace")
     assert "no game option 'speed'; the options are movement, retreat, adjustment, bidding, days, hour, timezone, grace, " \
-           "nmr, late_limit, remind_before, absence_days, map_palette, several_powers_per_address" in ack
+           "nmr, late_limit, remind_before, absence_days, last_year, map_palette, several_powers_per_address" in ack
     assert "movement: 'forever' is no duration" in ack and "hour: '25' is not an hour from 0 to 23" in ack
     assert "map_palette is one of rulebook, colourblind, not 'pink'" in ack
     assert "several_powers_per_address is yes or no, not 'maybe'" in ack
     assert "usage: SET OPTION <name> <value>" in ack
     assert game_row(desk)[2] == was and not desk.audit("set option")
+
+
+def test_set_option_last_year_ends_1700ad_only_in_the_years_of_rule_11(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory, variant="1700ad", powers=["Swedish", "Russians"])
+    ack = desk.master("SET OPTION last_year 1715\nSET OPTION last_year 1713")
+    assert "1700AD II ends only in 1713 or 1721 (or none)" in ack
+    assert "= house rules: last_year 1713; every player is told" in ack
+    assert game_row(desk)[2][OPTION_KEY]["last_year"] == "1713"
+    assert "= house rules: last_year none; every player is told" in desk.master("SET OPTION last_year none")
 
 
 # --- CREATE -------------------------------------------------------------------------------------

@@ -36,6 +36,11 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if name not in OPTIONS:
         ctx.reject(line, f"no game option {args[0]!r}; the options are {', '.join(OPTIONS)}")
         return
+    if name == "last_year":
+        allowed = variant_of(game).rules.end_years(variant_of(game))
+        if allowed and value.strip().lower() not in ("none", "no") and value.strip() not in map(str, allowed):
+            ctx.reject(line, f"{variant_of(game).title} ends only in {' or '.join(map(str, allowed))} (or none)")
+            return
     if name in HOUSE_RULES:
         change_house_rules(ctx, line, "set option", {name: value if name == "timezone" else value.lower()})
         return
@@ -71,7 +76,7 @@ def change_house_rules(ctx: Context, line: str, action: str, changes: dict[str, 
         ctx.reject(line, str(e))
         return
     written = rules.to_options()
-    said = ", ".join(f"{name} {written[name]}" for name in changes)
+    said = ", ".join(f"{name} {written[name] or 'none'}" for name in changes)
     text = "\n".join([f"The GM changed the house rules: {said}.", "", "The house rules now:",
                       *(f"  {rule}" for rule in rules.describe(bidding=variant_of(ctx.game).has_bidding))])
     announce(ctx, line, "House rules changed", text, action, {name: written[name] for name in changes},
