@@ -294,9 +294,14 @@ class _Reader:
     def unit(self, variant: Variant, line: str) -> Unit:
         power, rest = self.power_and_rest(variant, line)
         kind, _, where = rest.partition(" ")
-        leader = variant.rules.unit_names(variant).get(kind.upper())
-        if leader is not None:  # 'CXII GOT': a leader
-            return Unit(power, UnitType.ARMY, province_of(self.location(variant, where)), leader=leader)
+        named, _, fleet_part = kind.partition("/")
+        leader = variant.rules.unit_names(variant).get(named.upper())
+        if leader is not None:  # 'CXII GOT': a leader; 'CXII/2F GOT' beside two fleets
+            fleets = (parse_designation(fleet_part) or (0, 0))[1] if fleet_part else 0
+            loc = self.location(variant, where)
+            if fleets:
+                return Unit(power, UnitType.FLEET, loc, fleets, 1, 0, leader)
+            return Unit(power, UnitType.ARMY, province_of(loc), leader=leader)
         # 'A', 'F', and where the variant has multiple units '2A', 'A/F', 'A/2F'.
         counts = parse_designation(kind)
         if counts is None or not where.strip():

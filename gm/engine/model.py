@@ -120,9 +120,9 @@ class Unit:
 
     @property
     def designation(self) -> str:
-        """'A', 'F', '2A', 'A/F', '2A/3F'; a leader's name ('CXII')."""
-        if self.leader:
-            return self.leader
+        """'A', 'F', '2A', 'A/F', '2A/3F'; a leader's name ('CXII', 'CXII/2F')."""
+        if self.leader:  # beside fleets of his power: 'CXII/2F'
+            return f"{self.leader}/{designation(0, self.n_fleets)}" if self.n_fleets else self.leader
         if self.single:
             return self.type.value
         return designation(self.n_armies, self.n_fleets)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from gm.engine.graph import Terrain
-from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, parse_designation, province_of
+from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, parse_designation, province_of
 from gm.engine.variant import Variant
 from gm.maps import art
 from gm.maps.art import Art, load_art
@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from gm.casefile import CaseRun
 
 # inks: palette indices for what a render draws (art.FIRST_INK upwards)
-BLACK, WHITE, FAILED, DISLODGED, RETREAT, POWER_INK = 200, 201, 202, 203, 204, 205
+BLACK, WHITE, FAILED, DISLODGED, RETREAT, LEADER, POWER_INK = 200, 201, 202, 203, 204, 205, 206
 MAX_INKS = art.BAND - POWER_INK  # distinct power colours a picture can hold
-INKS = {BLACK: "#111111", WHITE: "#ffffff", FAILED: "#6e6e6e", DISLODGED: "#d7191c", RETREAT: "#e66101"}
+INKS = {BLACK: "#111111", WHITE: "#ffffff", FAILED: "#6e6e6e", DISLODGED: "#d7191c", RETREAT: "#e66101",
+        LEADER: "#f2c14e"}
 
 # A colour-blind-safe set (Okabe and Ito, then Tol's muted for more powers), handed out in the
 # order the variant lists its great powers; minor powers share the last.
@@ -53,6 +54,9 @@ class DrawnOrder:
     target: str = ""  # supported or convoyed unit's location
     dest: str = ""  # where the move, retreat, supported move or convoy goes
     ok: bool | None = None
+    # A step of a turn of impulses (1700AD II): its impulse, and its strength when more than one.
+    impulse: int = 0
+    strength: int = 1
 
 
 @dataclass
@@ -71,6 +75,8 @@ class Scene:
 
 
 SECOND_MOVE = " (second move)"  # how gm.engine.orders.SecondPhase ends
+# How gm.engine.orders.Step ends: '(x2) (impulse 2)'.
+_STEP = re.compile(r"(?:\s+\(x(?P<x>\d)\))?\s+\(impulse (?P<i>\d)\)$")
 _KIND = r"\d{0,2}[AF](?:/\d{0,2}[AF])?"  # 'A', 'F', and multiple units: '2A', 'A/F', '1F'
 _UNIT = rf"(?P<t>{_KIND}) (?P<u>[A-Z0-9]+(?:/[A-Z]+)?)"
 _LOC = r"[A-Z0-9]+(?:/[A-Z]+)?"
@@ -91,11 +97,14 @@ def drawn_order(power: str, text: str, result: str | bool | None = None) -> Draw
     (waives, home declarations, point allocations)."""
     ok = result if isinstance(result, bool) or result is None else result == "succeeds"
     text = text.strip().removesuffix(SECOND_MOVE)  # a fleet's second move is drawn as a move from where it went
+    step = _STEP.search(text)  # a step of a turn of impulses: drawn from where the unit makes it
+    impulse, strength = (int(step["i"]), int(step["x"] or 1)) if step else (0, 1)
+    text = text[:step.start()] if step else text
     for kind, pattern in _PATTERNS:
         m = pattern.match(text)
         if m:
             g = m.groupdict()
-            return DrawnOrder(power, kind, g["u"], g["t"], g.get("g") or "", g.get("d") or "", ok)
+            return DrawnOrder(power, kind, g["u"], g["t"], g.get("g") or "", g.get("d") or "", ok, impulse, strength)
     return None
 
 
@@ -218,13 +227,22 @@ def _fleet(draw: ImageDraw.ImageDraw, x: float, y: float, fill: int, edge: int) 
 
 def _unit(draw, kind: str, x: float, y: float, fill: int, edge: int) -> None:
     """A unit by its designation: 'A', 'F', and for multiple units '2A', 'A/F', '2A/3F': an army
-    and a fleet side by side for an A/F, with the number of each beside it when more than one."""
-    armies, fleets = parse_designation(kind) or (1, 0)
+    and a fleet side by side for an A/F, with the number of each beside it when more than one.
+    A leader ('CXII', 'CXII/2F' beside fleets) is an army with a star."""
+    parts = parse_designation(kind)
+    leader = parts is None and bool(kind)
+    if leader:
+        _, _, fleet_part = kind.partition("/")
+        parts = (1, (parse_designation(fleet_part) or (0, 0))[1])
+    armies, fleets = parts or (1, 0)
+    ax, ay = (x - 8, y - 4) if armies and fleets else (x, y)
     if armies and fleets:
         _fleet(draw, x + 6, y + 2, fill, edge)
-        _army(draw, x - 8, y - 4, fill, edge)
+        _army(draw, ax, ay, fill, edge)
     else:
         (_fleet if fleets else _army)(draw, x, y, fill, edge)
+    if leader:
+        draw.regular_polygon((ax, ay - 12, 6), 5, rotation=90, fill=LEADER, outline=edge)
     for n, (dx, dy) in ((armies, (-17, -14)), (fleets, (15, -12))):
         if n > 1:
             draw.ellipse([x + dx - 6, y + dy - 6, x + dx + 6, y + dy + 6], fill=WHITE, outline=edge, width=1)
@@ -306,6 +324,10 @@ class _Picture:
             if o.kind in ("move", "retreat"):
                 p, q = _shorten(self.unit_at(o.unit), self.at(o.dest), 10, 11)
                 _line(self.draw, p, q, ink, o.ok, 3, True)
+                if o.impulse > 1 or o.strength > 1:  # a step of a turn: its impulse, and 'x2' at double strength
+                    label = " ".join(([str(o.impulse)] if o.impulse else []) + ([f"x{o.strength}"] if o.strength > 1 else []))
+                    mid = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
+                    self.draw.text(mid, label, font=font(11), fill=BLACK, anchor="mm", stroke_width=2, stroke_fill=WHITE)
             elif o.kind == "support" and o.dest:
                 a, b = self.at(o.target), self.at(o.dest)
                 mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
@@ -350,7 +372,7 @@ class _Picture:
             x, y = self.unit_at(u.location)
             self.draw.rounded_rectangle([x - 14, y - 12, x + 14, y + 12], radius=5, outline=DISLODGED, width=2)
         for o in self.scene.orders:
-            if o.kind == "disband" or (o.kind == "build" and o.ok is False):
+            if (o.kind == "disband" and o.ok is not False) or (o.kind == "build" and o.ok is False):
                 _cross(self.draw, *self.unit_at(o.unit), r=7)
 
     def bands(self) -> None:
@@ -436,8 +458,9 @@ def results_scene(variant: Variant, before: GameState, report: dict, game: str =
     dislodged = []
     for d in report.get("dislodged", []):
         kind, _, location = d["unit"].partition(" ")
-        parts = parse_designation(kind) or (1, 0)
-        dislodged.append((Unit.of(d["power"], location, *parts), tuple(d.get("retreats", ()))))
+        parts = parse_designation(kind)
+        unit = Unit.of(d["power"], location, *parts) if parts else Unit(d["power"], UnitType.ARMY, location, leader=kind)
+        dislodged.append((unit, tuple(d.get("retreats", ()))))
     return _phase_scene(variant, before, orders, dislodged, game, "orders and results")
 
 

@@ -13,7 +13,7 @@ from gm.casefile import CaseRun, check, order_results, read_cases, run_case
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.adjust import supply_needed
 from gm.engine.impulses import GARRISONS_LOST, OCCUPIED, PERMITS
-from gm.engine.model import PhaseKind, Season, UnitType
+from gm.engine.model import PhaseKind, Season, Unit, UnitType
 from gm.engine.orders import Build, Retreat, Step, Steps
 from gm.engine.parse import order_texts, parse_order
 from gm.engine.results import Result
@@ -238,3 +238,25 @@ def test_the_retreat_ordered_but_not_needed_is_void() -> None:
 def test_stacks_start_as_the_data_says() -> None:
     units = V.initial_state().units
     assert str(units["SCA"]) == "A/2F SCA" and str(units["GOT"]) == "CXII GOT" and str(units["LON"]) == "2F LON"
+
+
+def test_the_map_draws_each_step_with_its_impulse_and_strength() -> None:
+    from gm.maps.render import drawn_order, render_run, run_scene
+
+    drawn = drawn_order("Swedish", "A GOT - DEN (x2) (impulse 2)", "succeeds")
+    assert drawn is not None and (drawn.kind, drawn.unit, drawn.dest, drawn.impulse, drawn.strength) == \
+        ("move", "GOT", "DEN", 2, 2)
+    scene = run_scene(run("ad.rule6"))
+    moves = {(o.unit, o.dest, o.impulse) for o in scene.orders if o.kind == "move"}
+    assert {("GOT", "DEN", 2), ("SCA", "COS", 1), ("SCA", "GOT", 2), ("FIN", "KAR", 2)} <= moves
+    assert "CXII GOT" in {str(u) for u in scene.units}
+    assert render_run(run("ad.rule6")).startswith(b"\x89PNG")
+
+
+def test_a_leader_beside_fleets_is_written_and_read_back() -> None:
+    from gm.store.db import state_from_json, state_to_json
+
+    state = adj("ad.leaders.10").state  # Charles XII held Gothenburg; the fleet went to the Sound
+    with_fleets = state.with_(units={**state.units, "GOT": Unit("Swedish", UnitType.FLEET, "GOT", 2, 1, 0, "CXII")})
+    assert str(with_fleets.units["GOT"]) == "CXII/2F GOT"
+    assert state_from_json(state_to_json(with_fleets)).units["GOT"] == with_fleets.units["GOT"]
