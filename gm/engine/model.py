@@ -110,7 +110,8 @@ class Unit:
 
     def __repr__(self) -> str:
         if self.leader:
-            return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, leader={self.leader!r})"
+            counts = f", {self.count}, {self.armies}, {self.at_sea}" if self.n_fleets else ""
+            return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}{counts}, leader={self.leader!r})"
         if self.single:
             return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r})"
         return f"Unit({self.power!r}, {self.type.value!r}, {self.location!r}, {self.count}, {self.armies}, {self.at_sea})"

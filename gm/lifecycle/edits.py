@@ -103,14 +103,17 @@ def _trailing_power(variant: Variant, words: list[str]) -> tuple[list[str], str 
 
 def read_unit(variant: Variant, text: str) -> Unit:
     """'A Par', 'F Stp/nc', 'F Spa nc', 'Fleet Spain north coast', and where the variant has
-    multiple units '2A Bur', 'A/F MAO' -> a unit (its power left empty), refused where no such
+    multiple units '2A Bur', 'A/F MAO' (stacks of fleets '2F Lon', leaders 'CXII Got', 'CXII/2F
+    Got' in 1700AD II) -> a unit (its power left empty), refused where no such
     unit can stand: a fleet inland, an army at sea (unless aboard a fleet of its own), a fleet's
     coast missing or wrong, an army on a coast."""
     kind, _, where = text.strip().partition(" ")
-    counts = parse_designation(kind)
+    named, _, fleet_part = kind.partition("/")
+    leader = variant.rules.unit_names(variant).get(named.upper(), "")  # 'CXII Got', 'CXII/2F Got' (1700AD II)
+    counts = (1, (parse_designation(fleet_part) or (0, 0))[1] if fleet_part else 0) if leader else parse_designation(kind)
     if counts is None or not where.strip():
         raise GameError(f"{text.strip()!r} is no unit: write it as A Par, F Stp/nc or F Spa nc")
-    if counts not in ((1, 0), (0, 1)) and not variant.rules.multiple_units:
+    if counts not in ((1, 0), (0, 1)) and not (variant.rules.multiple_units or variant.rules.separate_fleets):
         raise GameError(f"{variant.title} has no multiple units: each unit is one army or one fleet")
     unit_type = UnitType.FLEET if counts[1] else UnitType.ARMY
     location, why = lookup_location(variant, where)
@@ -133,7 +136,8 @@ def read_unit(variant: Variant, text: str) -> Unit:
         if location not in places:
             coasts = " or ".join(f"F {p}" for p in places)
             raise GameError(f"{province.name} has {len(places)} coasts: say which a fleet is on ({coasts})")
-    return Unit.of("", location, *counts)
+    unit = Unit.of("", location, *counts)
+    return Unit("", unit.type, unit.location, unit.count, unit.armies, 0, leader) if leader else unit
 
 
 def _province(variant: Variant, text: str) -> str:
@@ -165,7 +169,7 @@ def set_unit(session: Session, game: Game, args: list[str]) -> Edit:
         raise GameError("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)")
     power, rest = leading_power(variant, args)
     unit = read_unit(variant, " ".join(rest))
-    unit = Unit.of(power, unit.location, unit.n_armies, unit.n_fleets)
+    unit = Unit(power, unit.type, unit.location, unit.count, unit.armies, 0, unit.leader)
     state = current.state
     there = state.units.get(unit.province)
     if there == unit:

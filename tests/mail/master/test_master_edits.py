@@ -74,6 +74,18 @@ def test_set_unit_replaces_whatever_stands_there_and_withdraws_orders_that_no_lo
     assert "accepted  A Ruh - Bel" in desk.player("France", "A Ruh - Bel")
 
 
+def test_set_unit_places_1700ad_leaders_and_stacks_of_fleets(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory, variant="1700ad", powers=["Swedish", "Russians"])
+    ack = desk.master("SET UNIT Swedish CXII/2F Sca\nSET UNIT Russians 2F Liv")
+    assert "accepted  SET UNIT Swedish CXII/2F Sca" in ack and "accepted  SET UNIT Russians 2F Liv" in ack
+    state = position(desk)
+    assert str(state.units["SCA"]) == "CXII/2F SCA" and state.units["SCA"].leader == "CXII"
+    assert str(state.units["LIV"]) == "2F LIV" and state.units["LIV"].power == "Russians"
+    # A player orders the leader by name, and his fleets apart.
+    ack = desk.player("Swedish", "CXII(Sca)-Got\n2F Sca - Cos")
+    assert "= A SCA - GOT" in ack and "= 2F SCA - COS" in ack
+
+
 def test_set_unit_refuses_what_cannot_stand_there(session_factory: sessionmaker[Session]) -> None:
     desk = new_game(session_factory)
     lines = ["F Par", "A Nth", "F Spa", "F Spa/ec", "A Stp/nc", "A Par", "Q Par", "", "A Swi"]
