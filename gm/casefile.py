@@ -299,9 +299,7 @@ class _Reader:
         if leader is not None:  # 'CXII GOT': a leader; 'CXII/2F GOT' beside two fleets
             fleets = (parse_designation(fleet_part) or (0, 0))[1] if fleet_part else 0
             loc = self.location(variant, where)
-            if fleets:
-                return Unit(power, UnitType.FLEET, loc, fleets, 1, 0, leader)
-            return Unit(power, UnitType.ARMY, province_of(loc), leader=leader)
+            return Unit.of(power, loc if fleets else province_of(loc), 1, fleets, leader=leader)
         # 'A', 'F', and where the variant has multiple units '2A', 'A/F', 'A/2F'.
         counts = parse_designation(kind)
         if counts is None or not where.strip():

@@ -121,10 +121,8 @@ def resolve_adjustments(
                 removed_for[power] = removed_for.get(power, 0) + _count(part, per)  # type: ignore[arg-type]
                 left = (unit.n_armies - part[0], unit.n_fleets - part[1])  # type: ignore[index]
                 if any(left):
-                    units[order.province] = Unit(power, UnitType.FLEET if left[1] else UnitType.ARMY,
-                                                 unit.location if left[1] else unit.province, left[1] or left[0],
-                                                 left[0] if left[1] else 0, unit.at_sea if left[0] and left[1] else 0,
-                                                 unit.leader if left[0] else "")
+                    units[order.province] = Unit.of(power, unit.location if left[1] else unit.province, *left,
+                                                    unit.at_sea, unit.leader)
                 else:
                     del units[order.province]
                 results.append(OrderResult(order, Result.SUCCEEDS))
@@ -159,10 +157,7 @@ def _built(there: Unit | None, order: Build, per: int = 1) -> Unit:
     if there is None:
         return Unit.of(order.power, order.location if fleets else order.province, armies, fleets)
     location = order.location if kind is UnitType.FLEET else there.location
-    joined = Unit.of(order.power, location, there.n_armies + armies, there.n_fleets + fleets, there.at_sea)
-    if there.leader:
-        joined = Unit(joined.power, joined.type, joined.location, joined.count, joined.armies, 0, there.leader)
-    return joined
+    return Unit.of(order.power, location, there.n_armies + armies, there.n_fleets + fleets, there.at_sea, there.leader)
 
 
 def _count(part: tuple[int, int], per: int) -> int:
@@ -198,10 +193,9 @@ def _without(units: dict[str, Unit], single: Unit, at_sea: bool) -> tuple[dict[s
     army = single.type is UnitType.ARMY or (at_sea and unit.n_armies > unit.n_fleets - 1)
     armies = unit.n_armies - army
     fleets = unit.n_fleets - (not army)
-    left = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets, unit.at_sea)
-    if unit.leader and armies:  # a leader with fleets loses a fleet, never himself
-        left = Unit(left.power, left.type, left.location, left.count, left.armies, 0, unit.leader)
-    units[single.province] = left
+    # (a leader with fleets loses a fleet, never himself: _singles leaves him out)
+    units[single.province] = Unit.of(unit.power, unit.location if fleets else unit.province, armies, fleets,
+                                     unit.at_sea, unit.leader)
     return units, Unit(unit.power, UnitType.ARMY, unit.province) if army else Unit(unit.power, UnitType.FLEET, unit.location)
 
 

@@ -29,8 +29,22 @@ with double strength.
 Retreats are ordered with the moves and made after the impulse of the attack. A dislodged unit
 with no retreat ordered goes one space toward the nearest centre its power owns, home centres
 first on a tie, then in alphabetical order; one that can get no closer is disbanded (rule 5).
-After the last impulse centres change hands, then the builds and removals ordered with the
-moves are made, every turn (rule 3). The next turn is the next year's.
+Leaders (units with Unit.leader) never go for want of a retreat order: with none they retreat
+all the same, and may displace an army of their power, which retreats in its turn (rule 7).
+
+Where fleets stand apart from land units (Rules.separate_fleets, rule 8), each impulse is
+resolved in two layers: the fleets first (they fight only fleets; a convoy holds there), then
+the land units with the fleets that convoy standing in their seas. A province holds one power's
+units: a land unit and fleets beside it (a composite Unit), up to Rules.fleet_stack fleets.
+Fleets move and retreat only into friendly coasts: last held by their power's land unit (at the
+start, its Rules.territory), or by a power that PERMITs them (GameState.extra[PERMITS], kept
+until REVOKE); fleets left in a coast no longer friendly retreat after the impulse. Where the
+rules play supply lines (Rules.supply_lines, rule 9), units that cannot trace one to a centre of
+their power once centres have changed hands are disbanded, before the builds and removals.
+
+After the last impulse centres change hands (Rules.after_fall then sees them), supply is traced,
+then the builds and removals ordered with the moves are made, every turn (rule 3). The next turn
+is the next year's.
 """
 from __future__ import annotations
 
@@ -39,9 +53,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 from gm.engine.adjust import resolve_adjustments
+from gm.engine.graph import Terrain
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.multiple import MultiMovement
-from gm.engine.graph import Terrain
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
                               SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
@@ -278,7 +292,7 @@ def _unit_for(variant: Variant, state: GameState, order: Order) -> tuple[Unit | 
 
 def _split(unit: Unit) -> tuple[Unit | None, Unit | None]:
     """A province's unit as its land unit and its fleets."""
-    land = Unit(unit.power, UnitType.ARMY, unit.province, unit.n_armies, 0, 0, unit.leader) if unit.n_armies else None
+    land = Unit.of(unit.power, unit.province, unit.n_armies, 0, leader=unit.leader) if unit.n_armies else None
     sea = Unit(unit.power, UnitType.FLEET, unit.location, unit.n_fleets) if unit.n_fleets else None
     return land, sea
 
@@ -308,6 +322,10 @@ class _Turn:
         self.variant, self.state, self.orders, self.plans, self.retreats = variant, state, orders, plans, retreats
         self.layered = rules.separate_fleets
         self.units = state.units
+        # Each layer once its impulse and retreats are over (the land units; where fleets stand
+        # apart, the fleets): self.units joins them again.
+        self.units_land: dict[str, Unit] = {}
+        self.units_sea: dict[str, Unit] = {}
         self.step_results: dict[tuple[str, str], list[OrderResult]] = {k: [] for k in plans}
         self.retreat_results: list[OrderResult] = []
         self.dislodged: dict[str, Dislodged] = {}
@@ -530,7 +548,7 @@ def _layers(units: Mapping[str, Unit]) -> tuple[dict[str, Unit], dict[str, Unit]
     land: dict[str, Unit] = {}
     sea: dict[str, Unit] = {}
     for prov, unit in units.items():
-        if unit.single or unit.leader and not unit.n_fleets:
+        if unit.single or (unit.leader and not unit.n_fleets):  # one army, one fleet or a lone leader
             (sea if unit.type is UnitType.FLEET else land)[prov] = unit
             continue
         l, f = _split(unit)
@@ -549,7 +567,7 @@ def _joined(land: Mapping[str, Unit], sea: Mapping[str, Unit]) -> dict[str, Unit
         if there is None:
             out[prov] = fleets
         else:  # never another power's: such fleets have retreated (rule 8)
-            out[prov] = Unit(fleets.power, UnitType.FLEET, fleets.location, fleets.count, there.n_armies, 0, there.leader)
+            out[prov] = Unit.of(fleets.power, fleets.location, there.n_armies, fleets.count, leader=there.leader)
     return out
 
 

@@ -67,11 +67,12 @@ class Unit:
         self.leader = leader
 
     @staticmethod
-    def of(power: str, location: str, armies: int, fleets: int, at_sea: int = 0) -> Unit:
-        """The unit of `armies` armies and `fleets` fleets (at least one of either)."""
+    def of(power: str, location: str, armies: int, fleets: int, at_sea: int = 0, leader: str = "") -> Unit:
+        """The unit of `armies` armies and `fleets` fleets (at least one of either); `leader`
+        names its army where it is a leader."""
         if fleets:
-            return Unit(power, UnitType.FLEET, location, fleets, armies, at_sea if armies else 0)
-        return Unit(power, UnitType.ARMY, location, armies)
+            return Unit(power, UnitType.FLEET, location, fleets, armies, at_sea if armies else 0, leader if armies else "")
+        return Unit(power, UnitType.ARMY, location, armies, 0, 0, leader)
 
     @property
     def n_armies(self) -> int:

@@ -136,8 +136,7 @@ def read_unit(variant: Variant, text: str) -> Unit:
         if location not in places:
             coasts = " or ".join(f"F {p}" for p in places)
             raise GameError(f"{province.name} has {len(places)} coasts: say which a fleet is on ({coasts})")
-    unit = Unit.of("", location, *counts)
-    return Unit("", unit.type, unit.location, unit.count, unit.armies, 0, leader) if leader else unit
+    return Unit.of("", location, *counts, leader=leader)
 
 
 def _province(variant: Variant, text: str) -> str:
@@ -169,7 +168,7 @@ def set_unit(session: Session, game: Game, args: list[str]) -> Edit:
         raise GameError("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)")
     power, rest = leading_power(variant, args)
     unit = read_unit(variant, " ".join(rest))
-    unit = Unit(power, unit.type, unit.location, unit.count, unit.armies, 0, unit.leader)
+    unit = Unit.of(power, unit.location, unit.n_armies, unit.n_fleets, leader=unit.leader)
     state = current.state
     there = state.units.get(unit.province)
     if there == unit:
