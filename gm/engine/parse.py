@@ -1032,6 +1032,8 @@ def _parse_turn(variant: Variant, text: str, words: str, power: str, state: Game
         words = words[:strength.start()]
     marked = _VERB_STEP.sub("\u00a7", _HOLD_STEP.sub("\u00a7H\u00a7", words))
     texts = [t.strip() for piece in marked.split("\u00a7") for t in _THEN.split(piece) if t.strip()]
+    if not texts:
+        return ParsedOrder(text, None, "no order: name the unit and what it does, e.g. A(Fin)-Kar (x2)")
     steps: list[Order] = []
     head: tuple[str, str] | None = None  # the unit as written, and where it stands after the last step
     k = 0

@@ -133,6 +133,12 @@ def test_the_notation_of_rule_6(text: str, expected: str) -> None:
     assert str(parsed.order) == expected
 
 
+@pytest.mark.parametrize("text", ["(x2)", "x2", ".", "Builds:", "THEN THEN", "CXII()"])
+def test_a_line_with_no_order_in_it_gets_a_reason(text: str) -> None:
+    parsed = parse_order(V, text, "Swedish", PhaseKind.MOVEMENT, V.initial_state())
+    assert parsed.order is None and parsed.error
+
+
 def test_a_step_that_cannot_be_read_says_which() -> None:
     parsed = parse_order(V, "A Fin - Kar THEN Xyzzy", "Swedish", PhaseKind.MOVEMENT, V.initial_state())
     assert parsed.order is None and parsed.error.startswith("step 2: ")
