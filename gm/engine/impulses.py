@@ -13,9 +13,11 @@ written for the unit where the step before leaves it, and one that no longer mak
 Double strength (rule 4): an action made with n points counts n, except a support of a move
 made with fewer (a double support of a single move counts one). A move made at double strength
 is also backed by the single supports given for it in the impulses it spans: "all attacks and
-supports for the whole turn are added up". Such a support counts unless it was cut or its
-unit dislodged in the impulse it was given. Hold strength is never totalled: a unit holding
-all turn defends with one (rule 10c's arithmetic for Switzerland requires it).
+supports for the whole turn are added up", and so is the defence against it by the single hold
+supports given in those impulses for the unit (or garrison) it attacks. Such a support counts
+unless it was cut or its unit dislodged in the impulse it was given. Hold strength itself is
+never totalled: a unit holding all turn defends with one (rule 10c's arithmetic for Switzerland
+requires it).
 
 A convoyed move carries as many strength points as its fleets number (rule 8: "one fleet
 required per strength point convoyed per impulse").
@@ -99,14 +101,16 @@ class ImpulseMovement(MultiMovement):
     """One impulse of a turn: orders weigh their impulse points; garrisons defend empty spaces;
     rough spaces double their holders' strength; supports carried from earlier impulses count."""
 
-    __slots__ = ("factor", "garrison", "carried", "rough")
+    __slots__ = ("factor", "garrison", "carried", "rough", "held")
 
     def __init__(self, variant: Variant, state: GameState, orders: Sequence[Order], factor: Mapping[int, int],
-                 garrison: Mapping[str, int], carried: Mapping[int, list[tuple[str, int]]], rough: frozenset[str]):
+                 garrison: Mapping[str, int], carried: Mapping[int, list[tuple[str, int]]], rough: frozenset[str],
+                 held: Mapping[str, int] | None = None):
         self.factor = factor
         self.garrison = garrison
-        self.carried = carried
+        self.carried = carried  # move -> supports for it given in earlier impulses: (power, strength)
         self.rough = rough
+        self.held = held or {}  # province -> hold supports for its unit given in earlier impulses
         super().__init__(variant, state, orders)
 
     def _validate(self) -> None:
@@ -140,9 +144,10 @@ class ImpulseMovement(MultiMovement):
             strength = self.garrison.get(prov, 0)
             if strength:
                 supports = self.hold_supports.get(prov)
-                return strength + (self._support_count(supports) if supports else 0)
+                return strength + self.held.get(prov, 0) + (self._support_count(supports) if supports else 0)
             return 0
-        return super().hold_strength(prov)
+        strength = super().hold_strength(prov)
+        return strength + self.held.get(prov, 0) if strength else strength  # (0: its unit moved away)
 
     def _force(self, i: int, exclude_power: str | None = None) -> int:
         force = super()._force(i, exclude_power)
@@ -332,6 +337,10 @@ class _Turn:
         self.disbanded: list[Unit] = []
         self.used_retreats: set[int] = set()
         self.carries: list[_Carry] = []
+        # Single hold supports given before the impulse of a double-strength attack on their
+        # unit (or garrison), which stood: (province, the unit there then or None).
+        self.held: list[tuple[str, Unit | None]] = []
+        self.pending_holds: list[tuple[tuple[str, str], int, str, Unit | None]] = []
         self.lost = set(state.extra.get(GARRISONS_LOST, ()))  # type: ignore[arg-type]
         self.garrisons = {p: n for p, n in rules.garrisons(variant).items() if p not in self.lost}
         self.rough = rules.rough_spaces(variant)
@@ -393,6 +402,10 @@ class _Turn:
                     continue
                 if _crosses(self.rough, step):
                     points = 1  # two points at single strength
+                if layer == LAND and points == 1 and type(step) is SupportHold and \
+                        _double_attack_on(self.plans, step.target, impulse):  # type: ignore[attr-defined]
+                    # Counted again in the double-strength conflict to come, if it stands now.
+                    self.pending_holds.append((key, len(out), step.target, land.get(step.target)))  # type: ignore[attr-defined]
                 steps[layer].append((key, len(out), step, points))
                 out.append(OrderResult(shown, Result.VOID, ""))  # filled in below
         sea_after, sea_dislodged, sea_contested, convoying = sea, {}, frozenset(), {}
@@ -475,12 +488,21 @@ class _Turn:
             if index is not None and _reaches(v, carry.supporter, carry.dest):
                 carried_into.setdefault(index, []).append((carry.supporter.power, 1))
         live = {p: n for p, n in self.garrisons.items() if p not in units}
+        doubles = {province_of(o.dest) for i, o in enumerate(orders) if type(o) is Move and factor[i] > 1}  # type: ignore[attr-defined]
+        held: dict[str, int] = {}
+        for prov, defender in self.held:  # the whole turn's hold supports, where a double attack comes
+            if prov in doubles and units.get(prov) == defender:
+                held[prov] = held.get(prov, 0) + 1
         now = GameState(self.state.phase, units, self.state.supply_centres, self.state.home_centres, {}, frozenset(), self.state.extra)
-        movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough)
+        movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough, held)
         outcome, after, dislodged = movement.outcome_report()
         for (key, k, _, _), r in zip(owners, outcome):
             shown = self.step_results[key][k].order
             self.step_results[key][k] = OrderResult(shown, r.result, r.reason)
+        for key, k, prov, defender in self.pending_holds:
+            if self.step_results[key][k].result is Result.SUCCEEDS:
+                self.held.append((prov, defender))
+        self.pending_holds = []
         kept = []
         for key, k, carry in pending_carries:
             shown = self.step_results[key][k].order
@@ -662,6 +684,17 @@ def _carried_support(by_location: Mapping[str | None, _Plan], step: Order, point
         if first <= impulse < when and n > 1 and type(move) is Move and province_of(move.dest) == dest:  # type: ignore[attr-defined]
             return plan
     return None
+
+
+def _double_attack_on(plans: Mapping[tuple[str, str], _Plan], province: str, impulse: int) -> bool:
+    """Is a move at double strength into `province` made after this impulse, spanning it?"""
+    for plan in plans.values():
+        if plan.done:
+            continue
+        for when, step, n, first in plan.steps:
+            if n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == province:  # type: ignore[attr-defined]
+                return True
+    return False
 
 
 def _reaches(variant: Variant, unit: Unit, dest: str) -> bool:
