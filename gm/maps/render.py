@@ -460,7 +460,8 @@ def results_scene(variant: Variant, before: GameState, report: dict, game: str =
         kind, _, location = d["unit"].partition(" ")
         parts = parse_designation(kind)
         unit = Unit.of(d["power"], location, *parts) if parts else Unit(d["power"], UnitType.ARMY, location, leader=kind)
-        dislodged.append((unit, tuple(d.get("retreats", ()))))
+        # a turn's retreats are made with it (1700AD II): its orders show where the unit went
+        dislodged.append((unit, () if d.get("settled") else tuple(d.get("retreats", ()))))
     return _phase_scene(variant, before, orders, dislodged, game, "orders and results")
 
 
@@ -472,7 +473,8 @@ def run_scene(run: "CaseRun") -> Scene:
         orders = [o for e in run.entries if e.order is not None and (o := drawn_order(e.order.power, str(e.order)))]
         return _phase_scene(run.variant, run.state, orders, [], run.case.id, "orders")
     orders = [o for r in adjudication.results if (o := drawn_order(r.order.power, str(r.order), r.result.value))]
-    dislodged = [(d.unit, d.retreats) for d in adjudication.dislodged.values()]
+    settled = run.variant.rules.impulses > 1  # a turn's retreats are made with it: its orders show them
+    dislodged = [(d.unit, () if settled else d.retreats) for d in adjudication.dislodged.values()]
     return _phase_scene(run.variant, run.state, orders, dislodged, run.case.id, "orders and results")
 
 
