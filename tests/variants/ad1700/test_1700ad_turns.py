@@ -4,13 +4,12 @@ players write the rule 6 notation), and a seeded random game with the rules' inv
 after every turn."""
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from gm.casefile import CaseRun, check, order_results, read_cases, run_case
-from gm.engine.adjudicator import Adjudication, adjudicate
+from gm.casefile import check, order_results
+from gm.engine.adjudicator import adjudicate
 from gm.engine.adjust import supply_needed
 from gm.engine.impulses import GARRISONS_LOST, OCCUPIED, PERMITS
 from gm.engine.model import PhaseKind, Season, Unit, UnitType
@@ -20,21 +19,11 @@ from gm.engine.results import Result
 from gm.randomgame import play_random_game
 from gm.variants import load_variant
 
-CASES_DIR = Path(__file__).parent / "cases"
-ALL = [(f, c) for f in sorted(CASES_DIR.glob("*.txt")) for c in read_cases(f)]
-BY_ID = {c.id: c for _, c in ALL}
+from tests.variants.casebook import CaseBook
+
+BOOK = CaseBook(Path(__file__).parent / "cases")
+BY_ID, run, adj = BOOK.by_id, BOOK.run, BOOK.adj
 V = load_variant("1700ad")
-
-
-@cache
-def run(case_id: str) -> CaseRun:
-    return run_case(BY_ID[case_id])
-
-
-def adj(case_id: str) -> Adjudication:
-    a = run(case_id).adjudication
-    assert a is not None, run(case_id).error
-    return a
 
 
 @pytest.mark.parametrize("case_id", sorted(BY_ID))

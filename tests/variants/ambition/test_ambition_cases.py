@@ -19,22 +19,22 @@ import json
 import re
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from gm.casefile import CaseRun, check, parse_cases, read_cases, run_case, to_json
+from gm.casefile import check, parse_cases, read_cases, run_case, to_json
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.model import GameState, PhaseKind, Unit, UnitType
 from gm.engine.orders import Allocation
 from gm.engine.parse import parse_order
 from gm.variants import load_variant
 
+from tests.variants.casebook import CaseBook
+
 CASES_DIR = Path(__file__).parent / "cases"
-FILES = sorted(CASES_DIR.glob("*.txt"))
-ALL = [(f, c) for f in FILES for c in read_cases(f)]
-BY_ID = {c.id: c for _, c in ALL}
+BOOK = CaseBook(CASES_DIR)
+FILES, ALL, BY_ID, run, adj = BOOK.files, BOOK.all, BOOK.by_id, BOOK.run, BOOK.adj
 
 # Every rule has at least one file, for both rule sets.
 RULE_FILES = {
@@ -45,16 +45,6 @@ RULE_FILES = {
     "aev6_civil_disorder.txt",
 }
 
-
-@cache
-def run(case_id: str) -> CaseRun:
-    return run_case(BY_ID[case_id])
-
-
-def adj(case_id: str) -> Adjudication:
-    a = run(case_id).adjudication
-    assert a is not None, run(case_id).error
-    return a
 
 
 def results(case_id: str) -> list[tuple[str, str, str, str]]:

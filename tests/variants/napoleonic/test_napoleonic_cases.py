@@ -4,13 +4,12 @@ good across phases, the phase sequence, how players write bids and X orders, and
 game of twenty years with the rules' invariants checked after every phase."""
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from gm.casefile import CaseRun, check, read_cases, run_case
-from gm.engine.adjudicator import Adjudication, adjudicate
+from gm.casefile import check
+from gm.engine.adjudicator import adjudicate
 from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
 from gm.engine.model import Phase, PhaseKind, Season, Unit, UnitType
@@ -22,22 +21,13 @@ from gm.store.db import state_from_json, state_to_json
 from gm.variants import load_variant
 from gm.variants.napoleonic import ALIENATED, BLOCKADED, CONTROL, HELD_SINCE, SP_BANK, SP_LOANS
 
+from tests.variants.casebook import CaseBook
+
 CASES_DIR = Path(__file__).parent / "cases"
-FILES = sorted(CASES_DIR.glob("*.txt"))
-ALL = [(f, c) for f in FILES for c in read_cases(f)]
-BY_ID = {c.id: c for _, c in ALL}
+BOOK = CaseBook(CASES_DIR)
+FILES, ALL, BY_ID, run, adj = BOOK.files, BOOK.all, BOOK.by_id, BOOK.run, BOOK.adj
 V = load_variant("napoleonic")
 
-
-@cache
-def run(case_id: str) -> CaseRun:
-    return run_case(BY_ID[case_id])
-
-
-def adj(case_id: str) -> Adjudication:
-    a = run(case_id).adjudication
-    assert a is not None, run(case_id).error
-    return a
 
 
 def results(case_id: str) -> list[tuple[str, str, str, str]]:
