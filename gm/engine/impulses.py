@@ -57,7 +57,7 @@ from typing import Callable, Mapping, Sequence
 from gm.engine.adjust import resolve_adjustments
 from gm.engine.graph import Terrain
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
-from gm.engine.multiple import MultiMovement
+from gm.engine.multiple import MultiMovement, reach
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
                               SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
@@ -214,7 +214,7 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
     extra = dict(state.extra)
     if permits or PERMITS in extra:
         extra[PERMITS] = {k: sorted(v) for k, v in sorted(permits.items()) if v}
-    state = GameState(state.phase, state.units, state.supply_centres, state.home_centres, {}, frozenset(), extra)
+    state = _board(state, state.units, extra)
     turn = _Turn(variant, state, orders, plans, retreats)
     for impulse in range(1, rules.impulses + 1):
         turn.impulse(impulse)
@@ -238,24 +238,21 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
         if state.is_centre(provinces, prov) and (rules.fleets_take_centres or unit.n_armies):
             centres[prov] = unit.power
     year = state.phase.year
-    settled = rules.after_fall(variant, state, GameState(Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT), units,
-                                                         centres, state.home_centres, {}, frozenset(), extra))
-    units, centres, extra = settled.units, settled.supply_centres, settled.extra
+    adjusting = rules.after_fall(variant, state, GameState(Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT), units,
+                                                           centres, state.home_centres, {}, frozenset(), extra))
     disbanded = turn.disbanded
     if rules.supply_lines:
-        units, cut_off = _supply(variant, state.with_(units=units, supply_centres=centres, extra=extra), turn.garrisons)
+        kept, cut_off = _supply(variant, adjusting, turn.garrisons)
         for unit in cut_off:
             flat.append(OrderResult(Disband(unit.power, unit.type, unit.location), Result.SUCCEEDS,
                                     "out of supply: no line of supply to a centre of its power"))
         disbanded = disbanded + cut_off
-    adjusting = GameState(Phase(year, Season.WINTER, PhaseKind.ADJUSTMENT), units, centres, state.home_centres,
-                          {}, frozenset(), extra)
+        adjusting = adjusting.with_(units=kept)
     wanted = [orders[i] for i in adjustments if i not in turn.used_retreats]
     adjusted, units_after, removed = resolve_adjustments(variant, adjusting, wanted)
     flat += adjusted
-    nxt = GameState(Phase(year + 1, state.phase.season, PhaseKind.MOVEMENT), units_after, centres,
-                    state.home_centres, {}, frozenset(), extra)
-    return TurnOutcome(flat, units, turn.dislodged, disbanded + removed, nxt)
+    nxt = adjusting.with_(phase=Phase(year + 1, state.phase.season, PhaseKind.MOVEMENT), units=units_after)
+    return TurnOutcome(flat, adjusting.units, turn.dislodged, disbanded + removed, nxt)
 
 
 LAND, SEA = "land", "sea"  # the layers of a turn where fleets stand apart from land units
@@ -454,7 +451,7 @@ class _Turn:
         orders = [Hold(o.power, o.unit_type, o.location, part=o.part) if type(o) is Convoy else o for _, _, o, _ in steps]
         orders = _merged(v, sea, orders)
         factor = {i: n for i, (_, _, _, n) in enumerate(steps)}
-        now = GameState(self.state.phase, sea, self.state.supply_centres, self.state.home_centres, {}, frozenset(), self.state.extra)
+        now = _board(self.state, sea)
         movement = ImpulseMovement(v, now, orders, factor, {}, {}, frozenset())
         outcome, after, dislodged = movement.outcome_report()
         convoying: dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]] = {}
@@ -485,7 +482,8 @@ class _Turn:
                 continue
             index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
                           and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
-            if index is not None and _reaches(v, carry.supporter, carry.dest):
+            supporter = carry.supporter
+            if index is not None and reach(v.map, supporter, (supporter.n_armies, supporter.n_fleets), carry.dest):
                 carried_into.setdefault(index, []).append((carry.supporter.power, 1))
         live = {p: n for p, n in self.garrisons.items() if p not in units}
         doubles = {province_of(o.dest) for i, o in enumerate(orders) if type(o) is Move and factor[i] > 1}  # type: ignore[attr-defined]
@@ -493,7 +491,7 @@ class _Turn:
         for prov, defender in self.held:  # the whole turn's hold supports, where a double attack comes
             if prov in doubles and units.get(prov) == defender:
                 held[prov] = held.get(prov, 0) + 1
-        now = GameState(self.state.phase, units, self.state.supply_centres, self.state.home_centres, {}, frozenset(), self.state.extra)
+        now = _board(self.state, units)
         movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough, held)
         outcome, after, dislodged = movement.outcome_report()
         for (key, k, _, _), r in zip(owners, outcome):
@@ -546,8 +544,7 @@ class _Turn:
             allowed = None
             if layer == SEA:
                 allowed = lambda power, prov: self.friendly(prov, power, self.units_land)  # noqa: E731
-            now = GameState(self.state.phase, after, self.state.supply_centres, self.state.home_centres, {},
-                            frozenset(), self.state.extra)
+            now = _board(self.state, after)
             after, results, gone, placed, options = _retreat(v, now, after, contested, dislodged, self.orders, ordered,
                                                              self.used_retreats, allowed)
             self.retreat_results += results
@@ -563,6 +560,12 @@ class _Turn:
             self.units_land = after
         else:
             self.units_sea = after
+
+
+def _board(state: GameState, units: dict[str, Unit], extra: dict[str, object] | None = None) -> GameState:
+    """`state`'s position with these units (and `extra`), nobody dislodged."""
+    return GameState(state.phase, units, state.supply_centres, state.home_centres, {}, frozenset(),
+                     state.extra if extra is None else extra)
 
 
 def _layers(units: Mapping[str, Unit]) -> tuple[dict[str, Unit], dict[str, Unit]]:
@@ -677,30 +680,19 @@ def _carried_support(by_location: Mapping[str | None, _Plan], step: Order, point
     if type(step) is not SupportMove or points != 1:
         return None
     plan = by_location.get(step.target)  # type: ignore[attr-defined]
-    if plan is None:
-        return None
-    dest = province_of(step.dest)  # type: ignore[attr-defined]
-    for when, move, n, first in plan.steps:
-        if first <= impulse < when and n > 1 and type(move) is Move and province_of(move.dest) == dest:  # type: ignore[attr-defined]
-            return plan
-    return None
+    return plan if plan is not None and _double_move(plan, province_of(step.dest), impulse) else None  # type: ignore[attr-defined]
 
 
 def _double_attack_on(plans: Mapping[tuple[str, str], _Plan], province: str, impulse: int) -> bool:
     """Is a move at double strength into `province` made after this impulse, spanning it?"""
-    for plan in plans.values():
-        if plan.done:
-            continue
-        for when, step, n, first in plan.steps:
-            if n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == province:  # type: ignore[attr-defined]
-                return True
-    return False
+    return any(not plan.done and _double_move(plan, province, impulse) for plan in plans.values())
 
 
-def _reaches(variant: Variant, unit: Unit, dest: str) -> bool:
-    if unit.n_armies and dest in variant.map.army.get(unit.province, ()):
-        return True
-    return bool(unit.n_fleets) and dest in variant.map.fleet_provinces.get(unit.location, ())
+def _double_move(plan: _Plan, dest: str, impulse: int) -> bool:
+    """Does `plan` move its unit into `dest` at double strength in a later impulse, with points
+    spent in this one?"""
+    return any(n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == dest  # type: ignore[attr-defined]
+               for when, step, n, first in plan.steps)
 
 
 def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested: frozenset[str],
@@ -711,7 +703,7 @@ def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested
     leaders', who may displace a friendly army (rule 7). `allowed(power, province)`: where the
     rules let the unit stand at all. Returns the units after, the retreats' results, the units
     disbanded, the provinces retreated to and the dislodged units with where they could go."""
-    moved = GameState(now.phase, after, now.supply_centres, now.home_centres, {}, frozenset(), now.extra)
+    moved = _board(now, after)
     options = {p: Dislodged(d.unit, d.attacker_from,
                             tuple(loc for loc in retreat_options(variant, moved, after, contested, d)
                                   if allowed is None or allowed(d.unit.power, province_of(loc))))
@@ -782,7 +774,7 @@ def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], co
         shown.append(OrderResult(order, Result.SUCCEEDS, reason))  # type: ignore[arg-type]
         return units
     shown.append(OrderResult(order, Result.SUCCEEDS, f"{reason + '; ' if reason else ''}displaces the army in {variant.map.name(dest)}"))  # type: ignore[arg-type]
-    moved = GameState(now.phase, units, now.supply_centres, now.home_centres, {}, frozenset(), now.extra)
+    moved = _board(now, units)
     pushed = Dislodged(displaced, None, ())
     pushed = Dislodged(displaced, None, tuple(p for p in retreat_options(variant, moved, units, contested, pushed) if p != prov))
     to = nearest_retreat(variant, now, dest, pushed)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from gm.engine.graph import Terrain
+from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, designation, province_of
 from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
@@ -65,6 +65,19 @@ def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
     terrain = variant.map.provinces[province].terrain
     armies, fleets = part
     return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
+
+
+def reach(game_map: GameMap, unit: Unit, part: tuple[int, int], province: str) -> int:
+    """The strength `part` of `unit` can lend in `province` (0: it cannot reach it)."""
+    armies, fleets = part
+    terrain = game_map.provinces[province].terrain
+    here = game_map.provinces[unit.province].terrain
+    strength = 0
+    if armies and here is not SEA and terrain is not SEA and province in game_map.army.get(unit.province, ()):
+        strength += armies
+    if fleets and terrain is not LAND and province in game_map.fleet_provinces.get(unit.location, ()):
+        strength += fleets
+    return strength
 
 
 def parts_stand_together(unit: Unit | None, parts: Sequence[tuple[tuple[int, int], bool]]) -> bool:
@@ -284,17 +297,7 @@ class MultiMovement(Movement):
         self._void(i, reason, still_given=True)
 
     def _reach(self, unit: Unit, part: tuple[int, int], province: str) -> int:
-        """The strength `part` of `unit` can lend in `province` (0: it cannot reach it)."""
-        game_map = self.map
-        armies, fleets = part
-        terrain = game_map.provinces[province].terrain
-        here = game_map.provinces[unit.province].terrain
-        strength = 0
-        if armies and here is not SEA and terrain is not SEA and province in game_map.army.get(unit.province, ()):
-            strength += armies
-        if fleets and terrain is not LAND and province in game_map.fleet_provinces.get(unit.location, ()):
-            strength += fleets
-        return strength
+        return reach(self.map, unit, part, province)
 
     def _army_moves(self, i: int) -> bool:
         return not self.part[i][1]
