@@ -19,11 +19,12 @@ def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
     for owner in state.supply_centres.values():
         centres[owner] = centres.get(owner, 0) + 1
     units = dict.fromkeys(centres, 0)
-    if rules.fleets_per_centre > 1:
-        for power in list(units):
-            units[power] = supply_needed(variant, state.units_of(power))
+    if rules.fleets_per_centre > 1:  # fleets count together: a power's units as a whole
+        mine: dict[str, list[Unit]] = {}
         for unit in state.units.values():
-            units.setdefault(unit.power, supply_needed(variant, state.units_of(unit.power)))
+            mine.setdefault(unit.power, []).append(unit)
+        for power, held in mine.items():
+            units[power] = supply_needed(variant, held)
     else:
         for unit in state.units.values():
             units[unit.power] = units.get(unit.power, 0) + unit.size  # a multiple unit needs a centre for each part

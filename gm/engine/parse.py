@@ -1041,12 +1041,14 @@ def _parse_turn(variant: Variant, text: str, words: str, power: str, state: Game
         piece = texts[k]
         k += 1
         hold = piece.upper() in _HOLD_WORDS
-        if head is None and k < len(texts) and texts[k].upper() in _HOLD_WORDS and \
-                _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state).order is None:
-            piece, k = f"{piece} H", k + 1  # 'A(Sca)-Hold-Got': the first step is the hold
+        parsed = None
+        if head is None and k < len(texts) and texts[k].upper() in _HOLD_WORDS:
+            parsed = _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state)
+            if parsed.order is None:  # 'A(Sca)-Hold-Got': the first step is the hold
+                piece, k, parsed = f"{piece} H", k + 1, None
         elif head is not None and not _NAMES_UNIT.match(piece):
             piece = f"{head[0]} {head[1]} " + ("H" if hold else piece if _CONTINUES.match(piece) else f"- {piece}")
-        parsed = _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state if not steps else None)
+        parsed = parsed or _parse_words(variant, text, piece, power, PhaseKind.MOVEMENT, state if not steps else None)
         if parsed.order is None:
             where = "" if len(texts) == 1 else f"step {len(steps) + 1}: "
             return ParsedOrder(text, None, where + (parsed.error or ""))

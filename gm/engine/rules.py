@@ -279,14 +279,19 @@ class Rules:
         return ()
 
     def winner_at_end(self, variant: Variant, state: GameState) -> str | None:
-        """Who wins when the game ends in a year the GM fixed: the one power with the most
-        centres; None on a tie."""
+        """Who wins when the game ends in a year the GM fixed: the one power ahead by
+        end_scores; None on a tie."""
+        scores = self.end_scores(variant, state)
+        best = max(scores.values(), default=0)
+        leaders = [p for p, n in scores.items() if n == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+    def end_scores(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """Power -> what ranks it when the GM ends the game: the centres it owns."""
         counts: dict[str, int] = {}
         for owner in state.supply_centres.values():
             counts[owner] = counts.get(owner, 0) + 1
-        best = max(counts.values(), default=0)
-        leaders = [p for p, n in counts.items() if n == best]
-        return leaders[0] if len(leaders) == 1 else None
+        return counts
 
     def settle_position(self, variant: Variant, state: GameState) -> GameState:
         """Fill in what the rules derive from a position given without its history (a test case,

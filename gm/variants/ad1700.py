@@ -115,12 +115,13 @@ class VariantRules(Rules):
         """Rule 11: the Treaty of Utrecht (1713) or of Nystad (1721)."""
         return tuple(variant.facts.get("end_years", ()))  # type: ignore[arg-type]
 
-    def winner_at_end(self, variant: Variant, state: GameState) -> str | None:
-        """Rule 11: "the winner will be the player with the greatest number of additional centres"."""
-        gained = _additional(variant, state)
-        best = max(gained.values(), default=0)
-        leaders = [p for p, n in gained.items() if n == best]
-        return leaders[0] if len(leaders) == 1 else None
+    def end_scores(self, variant: Variant, state: GameState) -> dict[str, int]:
+        """Rule 11: "the winner will be the player with the greatest number of additional
+        centres": the centres each power owns beyond its home centres."""
+        counts = {p: -len(state.home_centres.get(p, ())) for p in variant.great_powers}
+        for owner in state.supply_centres.values():
+            counts[owner] = counts.get(owner, 0) + 1
+        return counts
 
     def winner(self, variant: Variant, state: GameState) -> str | None:
         """Rule 11: the first power with sixteen centres more than its home centres."""
@@ -130,14 +131,6 @@ class VariantRules(Rules):
         needed: Mapping[str, int] = variant.facts.get("victory_exceptions", {})  # type: ignore[assignment]
         leaders = [p for p, n in counts.items() if n >= needed.get(p, variant.victory_centres)]
         return leaders[0] if len(leaders) == 1 else None
-
-
-def _additional(variant: Variant, state: GameState) -> dict[str, int]:
-    """Power -> centres it owns beyond its home centres (rule 11's "additional centres")."""
-    counts = {p: -len(state.home_centres.get(p, ())) for p in variant.great_powers}
-    for owner in state.supply_centres.values():
-        counts[owner] = counts.get(owner, 0) + 1
-    return counts
 
 
 def _leaders(variant: Variant) -> Mapping[str, Mapping[str, str]]:
