@@ -1,4 +1,14 @@
-"""Player passwords: slow salted hashes (Argon2id), never the passwords themselves."""
+"""Passwords: slow salted hashes (Argon2id), never the passwords themselves.
+
+A stored password is its Argon2id hash followed by a six-bit check ('$argon2id$...#2a'): a fast
+salted digest of the password cut to six bits, read before the slow hash. A right password always
+passes it and then pays the slow hash; 63 wrong guesses in 64 fail it at once. That is what lets
+the judge check every guess it is sent, whoever sends it and however many (the right password
+always works), at a cost a flood of guesses cannot make large. The price: someone holding the
+database could rule out 63 candidates in 64 without the slow hash, a factor 64 off Argon2's work,
+no more (six bits say almost nothing of a password). A hash stored without the check (made before
+it existed) is always checked in full.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -12,26 +22,57 @@ from argon2.exceptions import InvalidHashError, VerificationError
 # argon2-cffi's defaults follow RFC 9106's second recommended option (Argon2id, 64 MiB, t=3).
 # The hasher holds only those parameters, no state, so one instance serves every caller.
 _HASHER = PasswordHasher()
+_CHECK = "#"  # between the Argon2id hash and the quick check; no Argon2 encoding has one
+CHECK_BITS = 6
+
+
+def _quick(argon2_hash: str, password: str) -> int:
+    """The quick check of `password`: salted by the whole encoded hash (its parameters and salt)."""
+    digest = hashlib.sha256(f"{argon2_hash}\0{password}".encode("utf-8", "surrogatepass")).digest()
+    return digest[0] >> (8 - CHECK_BITS)
 
 
 def hash_password(password: str) -> str:
-    """An encoded Argon2id hash with its own random salt and parameters ('$argon2id$v=19$...')."""
-    return _HASHER.hash(password)
+    """What to store for `password`: an encoded Argon2id hash with its own random salt and
+    parameters, then its quick check ('$argon2id$v=19$...#2a')."""
+    argon2_hash = _HASHER.hash(password)
+    return f"{argon2_hash}{_CHECK}{_quick(argon2_hash, password):02x}"
 
 
-def check_password(password_hash: str, password: str) -> bool:
-    """Whether `password` is the one `password_hash` was made from. A malformed hash is no match."""
+def _parts(stored: str) -> tuple[str, int | None]:
+    argon2_hash, found, check = stored.partition(_CHECK)
+    if not found:
+        return stored, None
     try:
-        return _HASHER.verify(password_hash, password)
+        return argon2_hash, int(check, 16)
+    except ValueError:
+        return argon2_hash, None
+
+
+def quick_refusal(stored: str, password: str) -> bool:
+    """True when `password` is certainly not the one `stored` was made from, found without the
+    slow hash (63 wrong passwords in 64); False when only the slow hash can tell."""
+    argon2_hash, check = _parts(stored)
+    return check is not None and check != _quick(argon2_hash, password)
+
+
+def check_password(stored: str, password: str) -> bool:
+    """Whether `password` is the one `stored` was made from. A malformed hash is no match."""
+    if quick_refusal(stored, password):
+        return False
+    try:
+        return _HASHER.verify(_parts(stored)[0], password)
     except (VerificationError, InvalidHashError):
         # The exceptions name neither the password nor the hash: nothing to log from here.
         return False
 
 
-def needs_rehash(password_hash: str) -> bool:
-    """True when the hash was made with weaker parameters than today's: rehash at the next login."""
+def needs_rehash(stored: str) -> bool:
+    """True when the hash was made with weaker parameters than today's, or has no quick check:
+    rehash at the next login."""
+    argon2_hash, check = _parts(stored)
     try:
-        return _HASHER.check_needs_rehash(password_hash)
+        return check is None or _HASHER.check_needs_rehash(argon2_hash)
     except InvalidHashError:
         return True
 
@@ -42,7 +83,8 @@ class PasswordVerifier:
     The slow hash is what makes stolen hashes useless; paying it for every mail of a player who
     sends many would cap the judge at a few mails a second. A password that verified once is
     remembered as an HMAC under a key that lives only in this process (never the password), so
-    later mails with the same password check in microseconds. A wrong password always pays.
+    later mails with the same password check in microseconds. The memory changes only how fast an
+    answer comes, never what it is: a process that has just started answers the same.
     """
 
     def __init__(self, capacity: int = 10_000) -> None:
@@ -51,7 +93,8 @@ class PasswordVerifier:
         self._capacity = capacity
 
     def _tag(self, password_hash: str, password: str) -> bytes:
-        return hmac.new(self._key, f"{password_hash}\0{password}".encode(), hashlib.sha256).digest()
+        return hmac.new(self._key, f"{password_hash}\0{password}".encode("utf-8", "surrogatepass"),
+                        hashlib.sha256).digest()
 
     def known(self, password_hash: str, password: str) -> bool:
         """Whether this pair verified before: a check that costs no hashing."""
@@ -64,10 +107,9 @@ class PasswordVerifier:
     def check(self, password_hash: str, password: str) -> bool:
         if self.known(password_hash, password):
             return True
-        tag = self._tag(password_hash, password)
         if not check_password(password_hash, password):
             return False
-        self._known[tag] = None
+        self._known[self._tag(password_hash, password)] = None
         if len(self._known) > self._capacity:
             self._known.popitem(last=False)
         return True

@@ -5,7 +5,7 @@ import base64
 
 from argon2 import PasswordHasher
 
-from gm.store.passwords import check_password, hash_password, needs_rehash
+from gm.store.passwords import check_password, hash_password, needs_rehash, quick_refusal
 
 
 def test_a_hash_verifies_its_password_and_no_other() -> None:
@@ -38,3 +38,17 @@ def test_weaker_hashes_ask_to_be_rehashed() -> None:
     assert not needs_rehash(hash_password("x"))
     assert needs_rehash(PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1).hash("x"))
     assert needs_rehash("not a hash")
+
+
+def test_the_quick_check_never_refuses_the_right_password_and_refuses_most_wrong_ones() -> None:
+    stored = hash_password("the right one")
+    assert not quick_refusal(stored, "the right one")
+    refused = sum(quick_refusal(stored, f"guess {i}") for i in range(2000))
+    assert 1800 < refused < 2000  # 63 in 64 expected (1969)
+
+
+def test_a_hash_stored_without_its_quick_check_is_checked_in_full() -> None:
+    plain = PasswordHasher().hash("older")
+    assert check_password(plain, "older") and not check_password(plain, "newer")
+    assert not quick_refusal(plain, "newer")
+    assert needs_rehash(plain)
