@@ -2,10 +2,11 @@
 
 `gm game new` makes the game, `gm serve` (a child process, on SQLite and its embedded IMAP and
 SMTP servers on loopback) runs it, and ten scripted players, one per great power, play it by mail
-alone: each JOINs over SMTP, waits in its own mailbox (IMAP IDLE) for the start or results mail,
-and answers with its orders and secret DP allocations. Deadlines are seconds long, so three game
-years pass in a minute or two; a phase ends early once every order is in, or at its deadline when
-a player left a unit without orders (on purpose, or as the random players sometimes do in winter).
+alone: each JOINs over SMTP and confirms with the code the judge mails back, waits in its own
+mailbox (IMAP IDLE) for the start or results mail, and answers with its orders and secret DP
+allocations. Deadlines are seconds long, so three game years pass in a minute or two; a phase
+ends early once every order is in, or at its deadline when a player left a unit without orders
+(on purpose, or as the random players sometimes do in winter).
 At the end every mail the GM took in and sent is written out as an .eml file, and a summary says
 what happened.
 """
@@ -42,6 +43,7 @@ from gm.engine.model import GameState, PhaseKind, Season
 from gm.engine.orders import Allocation, Order
 from gm.engine.variant import Variant
 from gm.lifecycle.phases import owed
+from gm.mail.confirm import code_in_subject
 from gm.mail.embedded import mailbox_name
 from gm.mail.outbox import Outgoing, build_message
 from gm.randomgame import RandomPlayers
@@ -149,8 +151,8 @@ class Demo:
                 await self._wait_for_port(self.smtp_port)
                 print(f"\ngm serve is running (process {self.serve.pid}, log in {self.out / 'gm-serve.log'}): "
                       f"IMAP on 127.0.0.1:{self.imap_port}, SMTP on 127.0.0.1:{self.smtp_port}")
-                print(f"Ten players JOIN by mail to {GM}, then answer every start and results mail with orders; "
-                      "the GM greets them by mail.\n")
+                print(f"Ten players JOIN by mail to {GM} and CONFIRM with the code mailed back, then answer every "
+                      "start and results mail with orders; the GM greets them by mail.\n")
                 players = [asyncio.create_task(self._player(power, engine), name=power)
                            for power in self.variant.great_powers]
                 players.append(asyncio.create_task(self._master(engine), name="GM"))
@@ -221,7 +223,8 @@ class Demo:
     # --- a player ----------------------------------------------------------------------------------
 
     async def _player(self, power: str, engine: Engine) -> None:
-        """One great power's player: JOIN, then answer each mail about a new phase with orders."""
+        """One great power's player: JOIN, answer the confirmation with its code (CONFIRM), then
+        answer each mail about a new phase with orders."""
         address, password = player_address(power), f"secret-{_slug(power)}"
         await self._send(address, f"join {GAME}", f"JOIN {GAME} {power} {password}")
         mailbox = Mailbox(self.imap_port, address, self.password)
@@ -233,6 +236,9 @@ class Demo:
                 fresh = await mailbox.new_mail(wait=2)
                 for msg in fresh:
                     self._read(power, str(msg.get("Subject", "")), msg)
+                    code = code_in_subject(str(msg.get("Subject", "")))
+                    if code is not None:  # the judge asks whether the JOIN was this address's
+                        await self._send(address, f"{GAME}: confirming", f"CONFIRM {code}")
                 about_game = [m for m in fresh if str(m.get("Subject", "")).startswith(f"[{GAME}]")]
                 heard = heard or bool(about_game)
                 # A mail about the game means a new phase to order. Until the first one, the
@@ -357,7 +363,7 @@ class Demo:
             for i, mail in enumerate(inbound, 1):
                 first = _first_line(mail.raw)
                 kind = first.split()[0].upper() if first else "empty"
-                counts["in"][kind if kind in ("JOIN", "SIGNON") else "other"] += 1
+                counts["in"][kind if kind in ("JOIN", "CONFIRM", "SIGNON") else "other"] += 1
                 name = who.get(mail.sender, _slug(mail.sender))
                 (folder / "in" / f"{i:03d}-from-{name}.eml").write_bytes(mail.raw)
             outbound = session.scalars(select(OutboundMail).where(OutboundMail.sent_at.is_not(None))
@@ -493,7 +499,7 @@ class Mailbox:
         self.next_uid = 1
 
     async def open(self, timeout: float = 60) -> None:
-        """Log in; the mailbox exists from its first mail on (the JOIN's acknowledgement)."""
+        """Log in; the mailbox exists from its first mail on (the JOIN's confirmation code)."""
         end = time.monotonic() + timeout
         while True:
             client = aioimaplib.IMAP4(host="127.0.0.1", port=self.port, timeout=10)

@@ -20,7 +20,7 @@ from contextlib import AsyncExitStack
 
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
-from gm.mail.ingest import IngestOutcome, ingest_batch
+from gm.mail.ingest import IngestOutcome, ingest_batch, registered_addresses
 from gm.mail.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
@@ -106,6 +106,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 on_replies=outbox.wake,
                 poll_seconds=settings.poll_seconds,
                 max_size=settings.max_mail_size,
+                registered=functools.partial(registered_addresses, session_factory),
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             async with asyncio.TaskGroup() as tasks:

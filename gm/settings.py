@@ -81,7 +81,7 @@ class Settings:
     max_mail_size: int = 1_000_000  # larger inbound mail is refused (with a reply)
     poll_seconds: float = 60.0  # IMAP polling interval, and the safety net while in IDLE
     raw_mail_days: int = 30  # inbound mail is kept whole this long, then only its headers
-    replies_per_hour: int = 60  # mails to one player's address an hour at most (acks and notices)
+    replies_per_hour: int = 60  # acknowledgements to one player's address an hour at most (gm.mail.budget)
     scheduler_seconds: float = 1.0  # the longest between two looks at the games' deadlines
     # Addresses that may make a game by mail (CREATE <game> <variant> <password>) and run it as its GM.
     trusted_masters: tuple[str, ...] = ()

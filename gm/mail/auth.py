@@ -1,51 +1,40 @@
-"""Who may try a password, and when a guess is not even checked.
+"""Passwords given by mail: every one is checked, and the right one always works.
 
-Wrong passwords are counted three ways over the last hour: by the address the mail claims to come
-from, by the power they were given for (whatever address claims to send them: rotating the From
-line gains nothing), and in all. Past a ceiling a guess is refused unchecked, which also bounds
-the memory-hard hashing a flood of guesses can cost. The limits are high enough that a handful of
-guesses someone sends in a player's name, even from the player's own address, never lock the
-player out; and a password this process has verified before is accepted without counting (it
-costs nothing to check and is the player's).
+A guess is never refused unchecked, whatever strangers sent before it: a limit that refuses guesses
+refuses the owner too, so that a few dozen forged guesses would lock a player or a GM out. Instead:
+
+* Guessing teaches the guesser nothing. The answer to a sign-on goes to the address registered for
+  the power (or GM) it names; a sender writing from another address is told the same whether the
+  password was right or wrong (see gm.mail.commands.signon), and gets at most a few fixed notices
+  an hour (gm.mail.budget). Only the owner's address is told "wrong password".
+* Guessing costs the judge little. A mail may check CHECKS_PER_MAIL passwords; everything cheap
+  (the game, the power, DKIM) is checked first; and 63 wrong guesses in 64 are refused by a quick
+  check stored beside the slow hash (gm.store.passwords), so that a flood of guesses pays a slow
+  hash for one in 64.
+* The owner hears of it: each wrong password is recorded, and the player is told how many, and
+  when, at their next sign-on.
 """
 from __future__ import annotations
-
-from datetime import timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from gm.store.models import AuditEntry, AuthFailure, Game, Player, utcnow
+from gm.mail.budget import WINDOW
+from gm.store.models import AuditEntry, AuthFailure, Player, utcnow
 from gm.store.passwords import PasswordVerifier
 
-WINDOW = timedelta(hours=1)
-PER_SENDER = 20  # wrong passwords from one address in WINDOW
-PER_POWER = 30  # wrong passwords for one power of one game in WINDOW, from any address
-IN_ALL = 500  # wrong passwords in WINDOW in all: past this no guess is checked
 CHECKS_PER_MAIL = 5  # password checks one mail may ask for (sign-ons; a mail needs one)
 NEW_PER_MAIL = 1  # new passwords one mail may set (a JOIN, a SET PASSWORD): each is a slow hash
 NEW_PER_SENDER = 10  # new passwords one address may set in WINDOW
 
 
 class Failures:
-    """Wrong passwords counted in the database, read once per transaction (see Lookups)."""
+    """Wrong passwords recorded in the database, and which powers have some their player has not
+    been told of (read once per transaction: see Lookups)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self._counts: dict[tuple[str | None, int | None, str | None], int] = {}
         self._unreported: set[tuple[int | None, str | None]] | None = None
-
-    def count(self, sender: str | None = None, game_id: int | None = None, power: str | None = None) -> int:
-        """Wrong passwords in the last WINDOW from `sender`, or for `power` of `game_id`, or in all."""
-        key = (sender, game_id, power)
-        if key not in self._counts:
-            query = select(func.count()).select_from(AuthFailure).where(AuthFailure.at >= utcnow() - WINDOW)
-            if sender is not None:
-                query = query.where(AuthFailure.sender == sender)
-            if game_id is not None:
-                query = query.where(AuthFailure.game_id == game_id, AuthFailure.power == power)
-            self._counts[key] = self.session.scalar(query) or 0
-        return self._counts[key]
 
     def unreported(self, game_id: int, power: str) -> bool:
         """Are there wrong passwords for this power its player has not been told of? One query
@@ -58,8 +47,6 @@ class Failures:
         return (game_id, power) in self._unreported
 
     def add(self, sender: str, game_id: int | None, power: str | None) -> None:
-        for key in [(sender, None, None), (None, game_id, power), (None, None, None)]:
-            self._counts[key] = self.count(*key) + 1
         if self._unreported is not None:
             self._unreported.add((game_id, power))
         self.session.add(AuthFailure(sender=sender, game_id=game_id, power=power))
@@ -69,34 +56,27 @@ class Failures:
             self._unreported.discard((game_id, power))
 
     def forget(self) -> None:
-        self._counts.clear()
         self._unreported = None
 
 
-MASTER = "(GM)"  # the `power` of wrong GM passwords, counted apart from every power's
+MASTER = "(GM)"  # the `power` of wrong GM passwords, recorded apart from every power's
 
 
 def check_password(
-    failures: Failures, verifier: PasswordVerifier, sender: str, game: Game, power: str, hashes: list[str],
+    failures: Failures, verifier: PasswordVerifier, sender: str, game_id: int, power: str, hashes: list[str],
     password: str,
-) -> tuple[int | None, str | None]:
-    """Which of `hashes` (those of `power` in `game`: one player's, or its GMs') `password` matches,
-    and None; or None and why the sign-on is refused."""
+) -> int | None:
+    """Which of `hashes` (those of `power` in a game: one player's, or its GMs') `password`
+    matches, or None (the wrong password recorded). Passwords verified before in this process are
+    found first, without a slow hash; the answer is the same either way."""
     for i, password_hash in enumerate(hashes):
         if verifier.known(password_hash, password):
-            return i, None
-    if failures.count() >= IN_ALL:
-        return None, "the judge takes no passwords for now (too many wrong ones were sent): try again in an hour"
-    who = "the GM" if power == MASTER else power
-    if failures.count(game_id=game.id, power=power) >= PER_POWER:
-        return None, f"too many wrong passwords for {who} in {game.name}: try again in an hour"
-    if failures.count(sender=sender) >= PER_SENDER:
-        return None, "too many wrong passwords from this address: try again in an hour"
+            return i
     for i, password_hash in enumerate(hashes):
         if verifier.check(password_hash, password):
-            return i, None
-    failures.add(sender, game.id, power)
-    return None, f"wrong password for {who} in {game.name}"
+            return i
+    failures.add(sender, game_id, power)
+    return None
 
 
 def report_failures(session: Session, failures: Failures, player: Player) -> str | None:

@@ -10,6 +10,8 @@ at all."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import logging
 import socket
 from collections.abc import Sequence
@@ -50,11 +52,10 @@ def map_palette(game: Game) -> str:
     return str((game.options or {}).get("map_palette", "rulebook"))
 
 
-def stored_map(session: Session, game: Game, phase: Phase | None = None, palette: str | None = None
-               ) -> tuple[bytes, str]:
-    """The map of a stored game: of the adjudicated phase `phase` (its orders and their results),
-    or without one of the position the game is in now, in `palette` (default: the game's); with the
-    phase's label. ValueError says why there is none."""
+def map_phase(session: Session, game: Game, phase: Phase | None = None) -> GamePhase:
+    """The stored phase whose map is asked for: the phase `phase`, or without one the phase under
+    way. ValueError says why there is none. No drawing: MAP checks this as the mail is read, and
+    the outbox sender draws the map when it sends the reply."""
     variant = variant_of(game)
     if not has_art(variant.name):
         raise ValueError(f"the judge has no map of {variant.title}")
@@ -62,14 +63,26 @@ def stored_map(session: Session, game: Game, phase: Phase | None = None, palette
         current = current_phase(session, game)
         if current is None:
             raise ValueError(f"{game.name} has not started")
-        row = current.row
-    else:
-        found = find_phase(session, game, phase, variant)
-        if found is None:
-            raise ValueError(f"{game.name} has had no phase {variant.phase_label(phase)}")
-        row = found
-    # the phase under way has no results yet: its position
-    scene = _stored_scene(game, variant, row, results=row.adjudicated_at is not None)
+        return current.row
+    found = find_phase(session, game, phase, variant)
+    if found is None:
+        raise ValueError(f"{game.name} has had no phase {variant.phase_label(phase)}")
+    return found
+
+
+def map_kind(row: GamePhase) -> str:
+    """What the map of a stored phase shows: 'results' (its orders and their results) once it is
+    adjudicated; else 'position', since the phase under way has no results yet."""
+    return "results" if row.adjudicated_at is not None else "position"
+
+
+def stored_map(session: Session, game: Game, phase: Phase | None = None, palette: str | None = None
+               ) -> tuple[bytes, str]:
+    """The map of a stored game (see map_phase), in `palette` (default: the game's); with the
+    phase's label. ValueError says why there is none."""
+    row = map_phase(session, game, phase)
+    variant = variant_of(game)
+    scene = _stored_scene(game, variant, row, results=map_kind(row) == "results")
     return draw_scene(variant, scene, palette or map_palette(game)), row.label
 
 
@@ -319,6 +332,20 @@ def reader_palette(game: Game, player: Player | None) -> str:
     return (player.map_palette if player is not None else None) or map_palette(game)
 
 
+def map_attachment(row: GamePhase, kind: str, palette: str, filename: str, content_id: str | None = None
+                   ) -> dict[str, Any]:
+    """An attachment that names a map rather than carries it: the map of the stored phase `row`
+    ('results' or 'position', see map_kind) in `palette`, which the outbox sender draws when it
+    sends the mail (draw_attachments). With `content_id`, the HTML of the mail shows it inline."""
+    # When the phase opened, too: a rollback removes phases, and their ids may be used again.
+    opened = row.opened_at.isoformat() if row.opened_at is not None else None
+    attachment: dict[str, Any] = {"filename": filename, "content_type": "image/png"}
+    if content_id is not None:
+        attachment["content_id"] = content_id
+    attachment["map"] = {"phase": row.id, "opened": opened, "kind": kind, "palette": palette}
+    return attachment
+
+
 def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phases: Sequence[GamePhase],
           now: GamePhase | None, domain: str, palette: str
           ) -> tuple[list[str | None], str | None, list[dict[str, Any]]]:
@@ -333,11 +360,7 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
 
     def attach(row: GamePhase, kind: str, name: str) -> str:
         cid = new_message_id(domain).strip("<>")
-        # When the phase opened, too: a rollback removes phases, and their ids may be used again.
-        opened = row.opened_at.isoformat() if row.opened_at is not None else None
-        spec = {"phase": row.id, "opened": opened, "kind": kind, "palette": palette}
-        attachments.append({"filename": f"{game.name}-{name}.png", "content_type": "image/png", "content_id": cid,
-                            "map": spec})
+        attachments.append(map_attachment(row, kind, palette, f"{game.name}-{name}.png", cid))
         return cid
 
     cids: list[str | None] = []
@@ -351,38 +374,38 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
     return cids, position_cid, attachments
 
 
-# Content-ID -> base64 PNG: the readers of one results mail share its pictures (and their
-# Content-IDs, new each time results are queued, so a picture is never taken for another).
-_DRAWN: dict[str, str | None] = {}
-_DRAWN_KEPT = 64  # a batch of results mails shares a few pictures: keep the last ones drawn
+# The sender keeps the last maps it drew (see OutboxSender.drawn_maps): the readers of one results
+# mail, and the addresses of one acknowledgement, name the same picture, and each costs tens of
+# milliseconds to draw; a few dozen cover a batch of results in several colours.
+DRAWN_KEPT = 48
+DrawnMaps = dict[tuple[str, ...], str | None]  # what a map is drawn from -> the map, base64 (None: not drawable)
 
 
-def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None, drawn: DrawnMaps | None = None
+                     ) -> list[dict[str, Any]] | None:
     """The attachments of an outbox row as sent: a map named by its phase and kind is drawn now,
-    once for all the readers of that phase (the same picture for each: maps hold no secret). A
-    picture that cannot be drawn is left out, logged."""
+    once for all the rows that name it while it is in `drawn` (the same picture for each: maps
+    hold no secret). A picture that cannot be drawn is left out, logged."""
     if not attachments or not any("map" in a for a in attachments):
         return attachments
+    if drawn is None:
+        drawn = {}
     out = []
     for attachment in attachments:
         spec = attachment.get("map")
         if spec is None:
             out.append(attachment)
             continue
-        key = str(attachment["content_id"])
-        if key not in _DRAWN:
-            _DRAWN[key] = _draw_stored(session, spec)
-            while len(_DRAWN) > _DRAWN_KEPT:
-                del _DRAWN[next(iter(_DRAWN))]
-        data = _DRAWN[key]
+        data = _draw_stored(session, spec, drawn)
         if data is not None:
             out.append({k: v for k, v in attachment.items() if k != "map"} | {"data": data})
     return out
 
 
-def _draw_stored(session: Session, spec: dict[str, Any]) -> str | None:
-    """The picture an attachment names (see _maps), base64; None when it cannot be drawn: its phase
-    is gone, or is another now (a GM rolled the game back after the mail was queued)."""
+def _draw_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> str | None:
+    """The picture an attachment names (see map_attachment), base64: from `drawn` if it holds it,
+    else drawn and kept there. None when it cannot be drawn: its phase is gone, or is another now
+    (a GM rolled the game back after the mail was queued)."""
     phase_id = int(spec["phase"])
     row = session.get(GamePhase, phase_id)
     opened = spec.get("opened")
@@ -392,13 +415,24 @@ def _draw_stored(session: Session, spec: dict[str, Any]) -> str | None:
     game = session.get(Game, row.game_id)
     variant = variant_of(game)
     kind, palette = str(spec["kind"]), str(spec.get("palette") or "rulebook")
-    scene = _stored_scene(game, variant, row, results=kind == "results")
+    results = kind == "results"
+    # Known by what it is drawn from, not by the phase's id: a GM's correction (REISSUE) or civil
+    # disorder changes the position of the phase under way in place.
+    source = json.dumps([row.state_json, row.results_json if results else None], sort_keys=True, default=str)
+    key = (variant.name, game.name, kind, palette, hashlib.sha256(source.encode()).hexdigest())
+    if key in drawn:
+        drawn[key] = drawn.pop(key)  # used last: dropped last
+        return drawn[key]
+    scene = _stored_scene(game, variant, row, results=results)
     try:
-        png = draw_scene(variant, scene, palette)
+        data: str | None = base64.b64encode(draw_scene(variant, scene, palette)).decode("ascii")
     except Exception:  # the mail goes without the picture rather than not at all
         log.exception("could not draw the map of %s", scene.title)
-        return None
-    return base64.b64encode(png).decode("ascii")
+        data = None
+    drawn[key] = data
+    while len(drawn) > DRAWN_KEPT:
+        del drawn[next(iter(drawn))]  # the least recently used
+    return data
 
 
 def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,

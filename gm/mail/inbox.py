@@ -10,6 +10,14 @@ waits in IMAP IDLE where the server offers it (and still searches every `poll_se
 safety net), else it polls. A lost connection is re-made with capped exponential back-off; a mail
 that ingest reports failed stays unseen and is retried later, also with back-off, while the other
 mail goes on; ingest is told how often it failed, and records it as failed in the end.
+
+A backlog is taken a few batches a round, players first: given `registered` (which addresses are a
+player's or a GM's now), the watcher reads each unseen mail's From line with its size, and takes
+the mail of registered addresses before the rest, each address's mail in turn with the others'
+(one mail of each sender, then the second of each, ...). Between rounds it searches again, so
+that a player's mail that arrives behind a flood of strangers' mail waits for a round at most, not
+for the flood. A From line proves nothing, so this decides only what is read first: every mail is
+read in the end, and nothing else depends on it.
 """
 from __future__ import annotations
 
@@ -21,6 +29,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+
+from email.utils import parseaddr
 
 import aioimaplib
 
@@ -46,6 +56,7 @@ BATCH_BYTES = 10_000_000  # and bytes (a single larger mail goes alone)
 # each line: a FETCH of many mail at once would exceed Python's recursion limit (and take time
 # that grows with the square of its size). So no command asks about more mail than this.
 FETCH_CHUNK = 50
+ROUND_BATCHES = 2  # batches taken before the mailbox is searched again (a backlog goes players first)
 
 
 class _Protocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -135,6 +146,7 @@ class InboxWatcher:
         reconnect: Backoff = RECONNECT_BACKOFF,
         retry: Backoff = RETRY_BACKOFF,
         ssl_context: ssl.SSLContext | None = None,
+        registered: Callable[[], set[str]] | None = None,
     ) -> None:
         self.server = server
         self.ingest = ingest
@@ -149,6 +161,10 @@ class InboxWatcher:
         self.ssl_context = ssl_context
         # Mail whose ingest raised: (uidvalidity, uid) -> (failures so far, not before this monotonic time).
         self._failed: dict[tuple[int, int], tuple[int, float]] = {}
+        # The addresses of players and GMs now (see the module's docstring); None: mail in UID order.
+        self.registered = registered
+        # What is known of each unseen mail: (uidvalidity, uid) -> (size, sender as its From line says).
+        self._known: dict[tuple[int, int], tuple[int, str]] = {}
         # What the watcher is doing, for logs and health checks: 'connecting', 'working', 'idle'
         # (in IMAP IDLE), 'polling' (between two polls) or 'reconnecting' (waiting to).
         self.state = "connecting"
@@ -319,14 +335,20 @@ class _Session:
         # Forget failures of mail that is no longer unseen (flagged or deleted by someone else).
         unseen = set(uids)
         self.w._failed = {key: value for key, value in self.w._failed.items() if key[1] in unseen}
+        self.w._known = {key: value for key, value in self.w._known.items() if key[0] == uidvalidity and key[1] in unseen}
         now = time.monotonic()
         due = [uid for uid in uids if self.w._due((uidvalidity, uid), now)]
         if not due:
             return
-        sizes = await self._sizes(client, due)
-        batches = _batches([uid for uid in due if uid in sizes], sizes, self.w.max_size)
+        known = await self._sizes(client, uidvalidity, due)
+        sizes = {uid: size for uid, (size, _) in known.items()}
+        order = [uid for uid in due if uid in sizes]
+        batches = _batches(await self._players_first(order, known), sizes, self.w.max_size)
         if not batches:  # all expunged meanwhile
             return
+        if self.w.registered is not None and len(batches) > ROUND_BATCHES:
+            batches = batches[:ROUND_BATCHES]
+            self.announced = True  # more is waiting: search again, without waiting for news
         # While ingest works on one batch (in a thread), the next is fetched: the IMAP server's
         # work and the round trips overlap the judge's. Commands on the connection stay one at a time.
         mails = await self._fetch_batch(client, uidvalidity, batches[0], sizes)
@@ -339,19 +361,32 @@ class _Session:
                 outcomes = await ingesting
             await self._flag_seen(client, uidvalidity, outcomes)
 
-    async def _sizes(self, client: aioimaplib.IMAP4, uids: list[int]) -> dict[int, int]:
-        """UID -> size in bytes, for those of `uids` still in the mailbox."""
-        sizes = {}
-        for chunk in _chunks(uids, FETCH_CHUNK):
-            response = await self._command(client.uid("fetch", _sequence_set(chunk), "(RFC822.SIZE)"))
+    async def _players_first(self, uids: list[int], known: dict[int, tuple[int, str]]) -> list[int]:
+        """`uids` in the order to read them (see the module's docstring)."""
+        if self.w.registered is None or len(uids) <= BATCH_MAILS:
+            return uids
+        try:
+            registered = await asyncio.to_thread(self.w.registered)
+        except Exception as e:  # the database is away: ingest will say so; read in UID order
+            log.warning("who is registered: %s: %s", type(e).__name__, e)
+            return uids
+        return _in_turn([uid for uid in uids if known[uid][1] in registered], known) + _in_turn(
+            [uid for uid in uids if known[uid][1] not in registered], known)
+
+    async def _sizes(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int]) -> dict[int, tuple[int, str]]:
+        """UID -> (size in bytes, sender), for those of `uids` still in the mailbox; the sender
+        only when the watcher puts players first (else ''). Each mail is asked about once."""
+        item = "(RFC822.SIZE BODY.PEEK[HEADER.FIELDS (FROM)])" if self.w.registered is not None else "(RFC822.SIZE)"
+        for chunk in _chunks([uid for uid in uids if (uidvalidity, uid) not in self.w._known], FETCH_CHUNK):
+            response = await self._command(client.uid("fetch", _sequence_set(chunk), item))
             if response.result != "OK":
-                raise ImapError(f"UID FETCH (RFC822.SIZE) refused: {_text(response)}")
-            for line in response.lines:
-                if isinstance(line, (bytes, bytearray)) and _FETCH_START.match(line):
-                    uid, size = _FETCH_UID.search(line), _FETCH_SIZE.search(line)
-                    if uid and size:
-                        sizes[int(uid.group(1))] = int(size.group(1))
-        return sizes
+                raise ImapError(f"UID FETCH {item} refused: {_text(response)}")
+            for uid, (text, literal) in _responses(response.lines).items():
+                size = _FETCH_SIZE.search(text)
+                if size:
+                    sender = parseaddr((literal or b"").decode("utf-8", "replace").partition(":")[2].strip())[1]
+                    self.w._known[(uidvalidity, uid)] = (int(size.group(1)), sender.strip().lower())
+        return {uid: self.w._known[(uidvalidity, uid)] for uid in uids if (uidvalidity, uid) in self.w._known}
 
     async def _fetch_batch(
         self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int], sizes: dict[int, int]
@@ -490,18 +525,32 @@ def _sequence_set(uids: list[int]) -> str:
     return ",".join(parts)
 
 
-def _fetched(lines: list[bytes | bytearray]) -> dict[int, bytes]:
-    """The literal of each FETCH response in `lines`, by its UID. aioimaplib gives a response as
-    its line up to the literal, the literal (a bytearray), then the rest; the UID may come before
-    or after the literal."""
-    out: dict[int, bytes] = {}
+def _in_turn(uids: list[int], known: dict[int, tuple[int, str]]) -> list[int]:
+    """`uids` with each sender's mail in turn with the others': the first of each sender (in UID
+    order), then the second of each, ...: one address sending much delays only its own mail."""
+    rounds: list[list[int]] = []
+    seen: dict[str, int] = {}
+    for uid in uids:
+        sender = known[uid][1]
+        k = seen[sender] = seen.get(sender, -1) + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(uid)
+    return [uid for round_ in rounds for uid in round_]
+
+
+def _responses(lines: list[bytes | bytearray]) -> dict[int, tuple[bytes, bytes | None]]:
+    """Each FETCH response in `lines`, by its UID: its text and its literal (None without one).
+    aioimaplib gives a response as its line up to the literal, the literal (a bytearray), then the
+    rest; the UID may come before or after the literal."""
+    out: dict[int, tuple[bytes, bytes | None]] = {}
     text = b""
     literal: bytes | None = None
 
     def close() -> None:
         match = _FETCH_UID.search(text)
-        if match and literal is not None:
-            out[int(match.group(1))] = literal
+        if match:
+            out[int(match.group(1))] = (text, literal)
 
     for line in lines:
         if isinstance(line, bytearray):
@@ -513,6 +562,11 @@ def _fetched(lines: list[bytes | bytearray]) -> dict[int, bytes]:
             text += b" " + line
     close()
     return out
+
+
+def _fetched(lines: list[bytes | bytearray]) -> dict[int, bytes]:
+    """The literal of each FETCH response in `lines`, by its UID."""
+    return {uid: literal for uid, (_, literal) in _responses(lines).items() if literal is not None}
 
 
 def _uidvalidity(response: aioimaplib.Response) -> int:

@@ -12,9 +12,11 @@ raise, the batch is done again with a savepoint per mail, so that a mail that fa
 alone and left for a later attempt while the others are kept; a mail that fails alone again and
 again is recorded as failed and its sender told.
 
-Who is answered, and with what: a mail that signs on is acknowledged at the registered address of
-the power it signed on as, whatever address it came from; any other mail gets a short fixed
-notice, never the text it contained; and no address gets more than a set number of mails an hour.
+Who is answered, and with what (gm.mail.budget): a mail that signs on is acknowledged at the
+registered address of each power it signed on as, whatever address it came from, each address
+shown only the lines that acted for its own power; any other sender gets a short fixed notice,
+never the text it contained, the same whether a password it gave was right or wrong; and each
+kind of mail to an address has its own hourly budget.
 """
 from __future__ import annotations
 
@@ -28,10 +30,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import PhaseKind
-from gm.games import units_without_orders, variant_of
-from gm.mail import auth
+from gm.games import GameError, game_name, units_without_orders, variant_of
+from gm.mail import auth, budget, confirm, press
 from gm.mail import dkim as dkim_check
 from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders
+from gm.mail.commands import confirm as confirm_command
 from gm.mail.commands.master import overview as master_overview
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.redact import passwords_in, redact
@@ -39,9 +42,12 @@ from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
     Game,
+    GameStatus,
     InboundMail,
+    Master,
     OrderRecord,
     OutboundMail,
+    Player,
     SecretAllocation,
     dedup_key,
     new_message_id,
@@ -51,9 +57,8 @@ from gm.store.passwords import PasswordVerifier, hash_password
 
 log = logging.getLogger(__name__)
 
-MAX_LINES = 500  # more lines than any order mail needs: the rest is not read
-REPLIES_PER_HOUR = 60  # mails to one player's address an hour, by default (a setting)
-NOTICES_PER_HOUR = 3  # fixed notices to one address that signed on to nothing, an hour
+MAX_LINES = budget.MAX_LINES
+REPLIES_PER_HOUR = budget.REPLIES_PER_HOUR
 GIVE_UP_AFTER = 5  # attempts at a mail that fails alone before it is recorded as failed
 PREHASH_PER_BATCH = 8  # new passwords hashed before a batch's transaction; more are hashed in it
 
@@ -93,8 +98,7 @@ class Outgoing:
     to: str
     subject: str
     text: str
-    kind: str  # 'ack' or 'notice'
-    per_hour: int  # the most mails `to` may get in an hour
+    kind: str  # 'ack', 'notice', 'press', 'confirm' (see gm.mail.budget)
     attachments: list[dict[str, str]] | None = None  # see gm.mail.outbox.build_message
 
 
@@ -158,7 +162,8 @@ def ingest_batch(
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
     lines = [command_lines(m.text) for m in messages]
     batch = _Batch(mails, messages, lines, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
-                   _prehash(mails, messages, lines, max_size), frozenset(trusted_masters),
+                   _prehash(session_factory, mails, messages, lines, max_size, frozenset(trusted_masters)),
+                   frozenset(trusted_masters),
                    _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup))
     try:
         return batch.run(session_factory, careful=False)
@@ -171,6 +176,13 @@ def ingest_batch(
         return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
 
 
+def registered_addresses(session_factory: sessionmaker[Session]) -> set[str]:
+    """The addresses of every player and GM now: the inbox watcher reads their mail first."""
+    with transaction(session_factory) as session:
+        return set(session.scalars(select(Player.email).where(Player.left_at.is_(None)).union(
+            select(Master.email).where(Master.left_at.is_(None)))))
+
+
 def _read_lines(mail: Fetched, message: InboundMessage, max_size: int) -> bool:
     """Whether the lines of a mail may be carried out: it is not too large, and no robot's (list or
     bulk mail may still be a player's: see _Answer.run)."""
@@ -178,25 +190,47 @@ def _read_lines(mail: Fetched, message: InboundMessage, max_size: int) -> bool:
 
 
 def _prehash(
-    mails: Sequence[Fetched], messages: list[InboundMessage], lines: list[list[str]], max_size: int
+    session_factory: sessionmaker[Session], mails: Sequence[Fetched], messages: list[InboundMessage],
+    lines: list[list[str]], max_size: int, trusted_masters: frozenset[str],
 ) -> list[dict[str, str]]:
-    """The hash of the new password (JOIN, SET PASSWORD) of each mail that sets one, made before
-    the transaction: a memory-hard hash inside it would hold the database meanwhile. One a mail
-    (the most it may set), PREHASH_PER_BATCH a batch."""
+    """The hash of the new password of each mail that sets one (JOIN, CREATE), made before the
+    transaction: a memory-hard hash inside it would hold the database meanwhile. Only for a line
+    that passes the checks that cost nothing (a JOIN of a game that is forming, a CREATE from a
+    trusted address): a stranger's JOIN of no game, or of a game whose JOINs wait for their codes
+    in numbers already, costs no hash. One a mail (the most it may
+    set), PREHASH_PER_BATCH a batch; a password set otherwise (SET PASSWORD, after its sign-on) is
+    hashed in the transaction once the mail has shown it may."""
     out: list[dict[str, str]] = [{} for _ in mails]
-    budget = PREHASH_PER_BATCH
+    wanted: list[tuple[int, str, list[str]]] = []
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
-        if budget == 0:
-            break
         if not _read_lines(mail, message, max_size):
             continue
         for line in lines[i][:MAX_LINES]:
             command, args = command_for(line)
             if getattr(command, "NEW_PASSWORD", False) and args:
-                out[i][args[-1]] = hash_password(args[-1])
-                budget -= 1
+                wanted.append((i, command.NAME, args))  # type: ignore[union-attr]
                 break
+    joined = {_game_name(args[0]) for _, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
+    forming: set[str] = set()
+    if joined:
+        with transaction(session_factory) as session:
+            forming = confirm.open_to_join(session, joined)
+    budget_left = PREHASH_PER_BATCH
+    for i, name, args in wanted:
+        if budget_left == 0:
+            break
+        if (name == "JOIN" and len(args) >= 3 and _game_name(args[0]) in forming) or (
+                name == "CREATE" and messages[i].sender.lower() in trusted_masters):
+            out[i][args[-1]] = hash_password(args[-1])
+            budget_left -= 1
     return out
+
+
+def _game_name(written: str) -> str | None:
+    try:
+        return game_name(written)
+    except GameError:
+        return None
 
 
 def _dkim_verdicts(
@@ -338,33 +372,49 @@ class _Batch:
     def _queue(self, lookups: Lookups, i: int, outcome: IngestOutcome, outgoing: list[Outgoing],
                replies: list[dict[str, object]]) -> IngestOutcome:
         """Add the replies of mail `i` to `replies`, but none to the GM's own address and none past
-        an address's hourly limit; the outcome with the count of those added."""
+        its budget (gm.mail.budget); the outcome with the count of those added. An acknowledgement
+        past its budget becomes, once an hour, a notice that answers are paused."""
         in_reply_to = self.messages[i].message_id
         queued = 0
-        now = utcnow()
-        domain = self.gm_address.rpartition("@")[2] or None
         for out in outgoing:
-            if not out.to or out.to == self.gm_address.lower() or lookups.replies_sent(out.to) >= out.per_hour:
+            if not out.to or out.to == self.gm_address.lower():
                 continue
-            lookups.reply_queued(out.to)
-            replies.append({
-                "message_id": new_message_id(domain),
-                "to_addr": out.to,
-                "subject": out.subject,
-                "body_text": out.text,
-                "attachments": out.attachments,
-                # Press is relayed as the judge's own mail: the sender's Message-ID may name their provider.
-                "in_reply_to": None if out.kind == "press" else in_reply_to,
-                "inbound_id": outcome.inbound_id,
-                "kind": out.kind,
-                "created_at": now,
-                "next_attempt_at": now,
-            })
+            if not self._within_budget(lookups, out.to, out.kind):
+                if out.kind == "ack" and self._within_budget(lookups, out.to, "paused"):
+                    out = Outgoing(out.to, "gm: answers paused", render_notice(
+                        "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
+                else:
+                    continue
+            lookups.reply_queued(out.to, out.kind)
+            replies.append(self._row(out, outcome, in_reply_to))
             queued += 1
         if queued < len(outgoing):
-            log.info("mail %s: %d of %d replies withheld (hourly limit)", in_reply_to, len(outgoing) - queued,
+            log.info("mail %s: %d of %d replies withheld (hourly budget)", in_reply_to, len(outgoing) - queued,
                      len(outgoing))
         return IngestOutcome(outcome.inbound_id, outcome.outcome, queued)
+
+    def _within_budget(self, lookups: Lookups, to: str, kind: str) -> bool:
+        registered = lookups.registered(to)
+        if lookups.replies_sent(to, kind) >= budget.per_hour(kind, registered, self.replies_per_hour):
+            return False
+        return kind != "notice" or registered or lookups.notices_in_all() < budget.NOTICES_IN_ALL_PER_HOUR
+
+    def _row(self, out: Outgoing, outcome: IngestOutcome, in_reply_to: str | None) -> dict[str, object]:
+        now = utcnow()
+        return {
+            "message_id": new_message_id(self.gm_address.rpartition("@")[2] or None),
+            "to_addr": out.to,
+            "subject": out.subject,
+            "body_text": out.text,
+            "attachments": out.attachments,
+            # Only an acknowledgement (to a registered address) refers to the mail it answers: a
+            # Message-ID is the sender's own text, and press is relayed as the judge's own mail.
+            "in_reply_to": in_reply_to if out.kind == "ack" else None,
+            "inbound_id": outcome.inbound_id,
+            "kind": out.kind,
+            "created_at": now,
+            "next_attempt_at": now,
+        }
 
     def _failed(self, session: Session, lookups: Lookups, i: int, error: Exception) -> IngestOutcome:
         """Mail `i` failed alone (its savepoint was undone). Left for a later attempt, unless it has
@@ -380,8 +430,7 @@ class _Batch:
                 row = _InboundRow(session, self._inbound_values(i, outcome))
                 replies: list[dict[str, object]] = []
                 text = render_notice("failed")
-                notice = Outgoing(message.sender, "gm: your mail could not be read", text, "notice",
-                                  NOTICES_PER_HOUR)
+                notice = Outgoing(message.sender, "gm: your mail could not be read", text, "notice")
                 done = self._queue(lookups, i, IngestOutcome(row.id(), outcome, 0), [notice], replies)
                 if replies:
                     session.connection().execute(_INSERT_OUTBOX, replies)
@@ -417,7 +466,7 @@ class _Answer:
                 "Nothing in it was read. Send your orders as plain text, without attachments."
             )
             text = render_ack("", [], None, [], refused=refused)
-            return [Outgoing(message.sender, "gm: your mail was too large", text, "notice", NOTICES_PER_HOUR)]
+            return [Outgoing(message.sender, "gm: your mail was too large", text, "notice")]
         list_mail = message.soft_automatic and size <= max_size
         if outcome != "processed" and not list_mail:
             return []
@@ -425,6 +474,10 @@ class _Answer:
                       lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed,
                       trusted_masters=batch.trusted_masters, dkim=self.dkim)
         lines = self.lines
+        code = confirm.code_in_subject(message.subject)
+        if code is not None and not any(command_for(line)[0] is confirm_command for line in lines[:MAX_LINES]):
+            # A plain reply to a confirmation mail: its subject carries the code.
+            self._line(ctx, f"CONFIRM {code}", careful)
         for line in lines[:MAX_LINES]:
             if ctx.in_block(line):
                 continue
@@ -434,24 +487,39 @@ class _Answer:
         ctx.close_block()
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
-        notices = [Outgoing(to, subject, text, kind, batch.replies_per_hour) for to, subject, text, kind in ctx.notices]
-        if not ctx.signed and not ctx.masters_signed:
-            if outcome != "processed":
-                return []  # list or bulk mail that did not sign on: never answered
-            # Someone who signed on to nothing: a fixed notice, nothing of what they wrote.
-            text = render_notice("stranger", gm_address=batch.gm_address, sections=ctx.sections,
-                                 problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL])
-            return [Outgoing(message.sender, "gm: how to send orders", text, "notice", NOTICES_PER_HOUR), *notices]
-        glance = master_overview(ctx)  # a GM's acknowledgement: the game at a glance
-        if glance is not None:
-            ctx.sections.append(glance)
-        text = render_ack(message.subject, ctx.results, _status(ctx), ctx.sections,
-                          unread=max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0)
+        notices = [Outgoing(to, subject, text, kind) for to, subject, text, kind in press.batched(ctx.notices)]
         addresses = list(dict.fromkeys([*(player.email for player in ctx.signed),
                                         *(master.email for master in ctx.masters_signed)]))
-        acks = [Outgoing(to, reply_subject(message.subject), text, "ack", batch.replies_per_hour, ctx.attachments or None)
+        sender = message.sender
+        if outcome != "processed" and not addresses:
+            return []  # list or bulk mail that did not sign on: never answered
+        if outcome == "processed" and sender not in addresses and not any(
+                n.to == sender and n.kind == "confirm" for n in notices):
+            notices.insert(0, self._notice_to_sender(ctx))
+        if not addresses:
+            return notices
+        glance = master_overview(ctx)  # a GM's acknowledgement: the game at a glance
+        if glance is not None and ctx.master is not None:
+            ctx.private_sections.append((ctx.master.email, *glance))
+        unread = max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0
+        acks = [Outgoing(to, reply_subject(message.subject),
+                         render_ack(message.subject, ctx.results, _status(ctx, to),
+                                    [*ctx.sections, *((title, text) for reader, title, text in ctx.private_sections
+                                                      if reader == to)],
+                                    unread=unread, reader=to),
+                         "ack", ctx.attachments_for(to) or None)
                 for to in addresses]
         return acks + notices
+
+    def _notice_to_sender(self, ctx: Context) -> Outgoing:
+        """The fixed notice to a sender the mail was not answered at: why signing on failed, and
+        where the answers of sign-ons went, the same whether their passwords were right or not;
+        nothing of what the mail said."""
+        text = render_notice("stranger", gm_address=self.batch.gm_address,
+                             sections=[] if ctx.elsewhere else ctx.sections,
+                             problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL],
+                             elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL])
+        return Outgoing(self.message.sender, "gm: how to send orders", text, "notice")
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:
         session, lookups = ctx.session, ctx.lookups
@@ -553,14 +621,21 @@ def _outcome(message: InboundMessage, size: int, max_size: int) -> str:
     return "processed"
 
 
-def _status(ctx: Context) -> PowerStatus | None:
-    if ctx.player is None or ctx.game is None or ctx.player.power is None:
+def _resume_time() -> str:
+    return (utcnow() + budget.WINDOW).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _status(ctx: Context, reader: str) -> PowerStatus | None:
+    """What is on file for the last power the mail signed on as whose address is `reader`."""
+    player = next((p for p in reversed(ctx.signed) if p.email == reader), None)
+    if player is None or player.power is None:
         return None
-    phase = ctx.phase()
+    game = ctx.lookups.game_by_id(player.game_id)
+    phase = None if game is None else ctx.lookups.phase(game)
     if phase is None:
         return None
-    variant = variant_of(ctx.game)
-    power = ctx.player.power
+    variant = variant_of(game)
+    power = player.power
     orders_on_file = ctx.lookups.on_file(OrderRecord, phase.row, power)
     rules = variant.rules
     allocations = ctx.lookups.on_file(SecretAllocation, phase.row, power)
@@ -569,7 +644,7 @@ def _status(ctx: Context) -> PowerStatus | None:
         allocations = []
     return PowerStatus(
         power=power,
-        game=ctx.game.name,
+        game=game.name,
         phase=phase.row.label,
         orders=[o.canonical + (" (entered by the GM)" if o.entered_by else "") for o in orders_on_file],
         missing=units_without_orders(variant, phase.state, power, orders_on_file),

@@ -67,13 +67,15 @@ class Outgoing:
     generated: bool = False
 
     @classmethod
-    def of(cls, row: OutboundMail, session: Session | None = None) -> Outgoing:
-        """The row as the sender needs it; with `session`, its maps drawn (see draw_attachments)."""
+    def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None
+           ) -> Outgoing:
+        """The row as the sender needs it; with `session`, its maps drawn, or taken from `drawn`,
+        those drawn before (see draw_attachments)."""
         attachments = row.attachments
         if session is not None:
             from gm.mail.game_mail import draw_attachments  # the results mail's module, and all it imports
 
-            attachments = draw_attachments(session, attachments)
+            attachments = draw_attachments(session, attachments, drawn)
         return cls(
             id=row.id,
             message_id=row.message_id,
@@ -235,6 +237,10 @@ class OutboxSender:
         self.ssl_context = ssl_context
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
+        # The maps drawn last (gm.mail.game_mail.draw_attachments), kept for the rows that name them
+        # too: every reader of a results mail, every address of an acknowledgement with a MAP. Only
+        # _claim uses it, one call at a time.
+        self.drawn_maps: dict[Any, str | None] = {}
 
     async def run(self) -> None:
         """Send due mail until cancelled."""
@@ -410,7 +416,7 @@ class OutboxSender:
                 ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
-            mails = [Outgoing.of(row, session) for row in rows]
+            mails = [Outgoing.of(row, session, self.drawn_maps) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})

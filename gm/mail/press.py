@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
+from sqlalchemy import select
+
 from gm.games import major_powers, masters, variant_of
+from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
 from gm.mail.commands import Block, Context
 from gm.mail.message import ACK_MARKER
 from gm.mail.reply import render
-from gm.store.models import Game, GameStatus
+from gm.store.models import AuditEntry, Game, GameStatus, utcnow
 
 OPTION = "press"
 KINDS = ("white", "grey", "none")
@@ -94,13 +97,55 @@ class PressBlock(Block):
             ctx.reject(self.line, f"press is at most {MAX_LINES} lines and {MAX_CHARS:,} characters, this one has "
                                   f"{self.lines} and {self.chars:,}: nothing was sent")
         else:
-            _relay(ctx, self)
+            why = _over_budget(ctx, self)
+            if why is not None:
+                ctx.reject(self.line, why)
+            else:
+                _relay(ctx, self)
+
+
+def _over_budget(ctx: Context, block: PressBlock) -> str | None:
+    """Why this press may not be sent (its power's hourly budget: gm.mail.budget), or None. The
+    GM's press is not counted."""
+    if block.sender is None:
+        return None
+    assert block.game is not None
+    details = ctx.session.scalars(select(AuditEntry.detail).where(
+        AuditEntry.game_id == block.game.id, AuditEntry.action == "press", AuditEntry.at >= utcnow() - WINDOW))
+    if sum(1 for d in details if (d or {}).get("from") == block.sender) >= PRESS_PER_HOUR:
+        return f"{block.sender} has sent {PRESS_PER_HOUR} press in the last hour, the most a power may: nothing was sent"
+    return None
+
+
+def batched(notices: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """The mails to send for a mail's notices (to, subject, text, kind): the press it sends to one
+    address in one mail, in the order written ('[g1] Press from France (+2 more)'), so that many
+    press blocks to one player make one mail; every other notice as it is."""
+    out: list[tuple[str, str, str, str]] = []
+    press: dict[str, tuple[int, int]] = {}  # address -> (index in out of its press, blocks in it)
+    for to, subject, text, kind in notices:
+        if kind != "press":
+            out.append((to, subject, text, kind))
+        elif to not in press:
+            press[to] = (len(out), 1)
+            out.append((to, subject, text, kind))
+        else:
+            at, blocks = press[to]
+            _, first_subject, texts, _ = out[at]
+            press[to] = (at, blocks + 1)
+            out[at] = (to, f"{first_subject.split(' (+')[0]} (+{blocks} more)", f"{texts}\n{'-' * 72}\n{text}", kind)
+    return out
 
 
 def start(ctx: Context, args: list[str], line: str, *, broadcast: bool) -> PressBlock:
     """The block that takes the text after a PRESS (`broadcast` False) or BROADCAST line. A line
     that cannot be sent still opens one (refused): the text after it must not be read as orders."""
     block = PressBlock(line=line, broadcast=broadcast, game=ctx.game)
+    if ctx.master is None:  # a player's: at most PRESS_PER_MAIL a mail, refused before anything is read
+        ctx.press_sent += 1
+        if ctx.press_sent > PRESS_PER_MAIL:
+            block.refused = f"at most {PRESS_PER_MAIL} press a mail: nothing was sent"
+            return block
     block.refused = _header(ctx, block, args)
     return block
 

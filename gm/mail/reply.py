@@ -67,14 +67,20 @@ def render_ack(
     refused: str = "",
     unread: int = 0,
     lang: str = "en",
+    reader: str | None = None,
 ) -> str:
-    """The acknowledgement of a player's mail. What it shows of the mail is bounded: at most
-    MAX_SHOWN_LINES lines of MAX_SHOWN_CHARS each; `unread` lines past what the judge reads are
-    counted, not shown."""
-    shown = [LineResult(_cut(r.text), r.accepted, _cut(r.detail, 2 * MAX_SHOWN_CHARS)) for r in results[:MAX_SHOWN_LINES]]
+    """The acknowledgement of a player's mail, as `reader` (the address it goes to; None: the
+    sender, who sees every line) is to see it: lines that acted for another address's power are
+    left out, or shown as answered there (see LineResult.seen_by). What it shows of the mail is
+    bounded: at most MAX_SHOWN_LINES lines of MAX_SHOWN_CHARS each; `unread` lines past what the
+    judge reads are counted, not shown."""
+    seen = results if reader is None else [r.seen_by(reader) for r in results]
+    visible = [r for r in seen if r is not None]
+    shown = [LineResult(_cut(r.text), r.accepted, _cut(r.detail, 2 * MAX_SHOWN_CHARS)) for r in visible[:MAX_SHOWN_LINES]]
     return render(
         "ack.txt.j2", lang, marker=ACK_MARKER, subject=_cut(subject, MAX_SUBJECT), results=shown, status=status,
-        sections=sections, refused=refused, not_shown=len(results) - len(shown), unread=unread,
+        sections=sections, refused=refused, not_shown=len(visible) - len(shown), unread=unread,
+        others=len(seen) - len(visible),
     )
 
 

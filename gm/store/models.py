@@ -1,4 +1,5 @@
-"""The database tables as SQLAlchemy models: games, players, phases, orders, mail in and out, audit."""
+"""The database tables as SQLAlchemy models: games, players, phases, orders, mail in and out, audit,
+confirmations."""
 from __future__ import annotations
 
 import hashlib
@@ -305,6 +306,34 @@ class AuditEntry(Base):
     action: Mapped[str] = mapped_column(String(64))
     detail: Mapped[dict[str, Any] | None]
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))  # the mail that asked for it
+
+
+class Confirmation(Base):
+    """A change asked for in the name of an address (JOIN, SET ADDRESS, CREATE), waiting for that
+    address to send back the code mailed to it: a From line proves nothing, the code does. Only
+    the code's hash is kept."""
+
+    __tablename__ = "confirmations"
+    __table_args__ = (
+        CheckConstraint("kind IN ('join', 'address', 'create')", name="kind"),
+        Index("ix_confirmations_address_kind_expires_at", "address", "kind", "expires_at"),  # pending per address
+        Index("ix_confirmations_game_id_kind_expires_at", "game_id", "kind", "expires_at"),  # pending per game
+        Index("ix_confirmations_player_id_created_at", "player_id", "created_at"),  # asked by a player an hour
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))  # 'join', 'address', 'create'
+    address: Mapped[str] = mapped_column(String(EMAIL))  # the address to prove, lower-case
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 of the code, hex
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))  # JOIN's game
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))  # SET ADDRESS's player
+    power: Mapped[str | None] = mapped_column(String(64))  # JOIN's power
+    password_hash: Mapped[str | None] = mapped_column(String(255))  # JOIN's or CREATE's new password, hashed
+    detail: Mapped[dict[str, Any] | None]  # CREATE: {"name": ..., "variant": ...}
+    requested_by: Mapped[str] = mapped_column(String(EMAIL))  # the sender of the mail that asked
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    confirmed_at: Mapped[datetime | None]
 
 
 class AuthFailure(Base):

@@ -1,7 +1,8 @@
 """Whole games by mail: `gm serve` on a real IMAP server (Dovecot), a real SMTP server and SQLite
-or PostgreSQL; players JOIN, get the start mail, send orders, and get every phase's results:
-movement, a retreat, winter builds; phases ending early once every order is in; missing orders
-at a deadline, lateness and civil disorder; reminders; an order written before the phase opened."""
+or PostgreSQL; players JOIN (and CONFIRM the code mailed to them), get the start mail, send
+orders, and get every phase's results: movement, a retreat, winter builds; phases ending early
+once every order is in; missing orders at a deadline, lateness and civil disorder; reminders; an
+order written before the phase opened."""
 from __future__ import annotations
 
 import asyncio
@@ -22,6 +23,7 @@ from sqlalchemy import func, select
 
 from gm.games import create_game, current_phase, find_game
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules, with_changes
+from gm.mail.confirm import code_in_subject
 from gm.randomgame import RandomPlayers
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player
@@ -75,9 +77,13 @@ class Table:
         return msg
 
     async def join_all(self) -> None:
-        """Every power's player JOINs the game by mail."""
+        """Every power's player JOINs the game by mail, then sends back the code the judge mailed
+        to confirm it (CONFIRM), as its subject carries it."""
         for power in self.powers:
             await self.mail(power, f"JOIN {self.game} {power} pw-{self.users[power]}")
+        for power in self.powers:
+            (asked, *_) = await self.wait_mail(power, lambda m: code_in_subject(str(m["Subject"])) is not None)
+            await self.mail(power, f"CONFIRM {code_in_subject(str(asked['Subject']))}")
 
     async def orders(self, power: str, lines: list[str], **kwargs: Any) -> EmailMessage:
         return await self.mail(power, "\n".join([f"SIGNON {power} {self.game} pw-{self.users[power]}", *lines]), **kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
-from gm.mail import auth
+from gm.mail import auth, budget
 from gm.mail import ingest as ingest_module
 from gm.mail import reply as reply_module
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
@@ -29,6 +30,10 @@ from gm.store.models import (
     SecretAllocation,
 )
 from gm.store.passwords import PasswordVerifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "master"))
+from desk import confirmation_code  # noqa: E402
+from desk import join as join_by_mail  # noqa: E402
 
 GM = "gm@judge.example"
 STANDARD = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
@@ -71,11 +76,22 @@ class Judge:
         return [(to, text) for to, text in rows]
 
     def say(self, sender: str, body: str, **kw: str) -> str:
-        """Send a mail and return the one reply it got, wherever that went."""
+        """Send a mail and return the one answer it got, wherever that went: its acknowledgement
+        (beside which a sender that is not the power's address gets a fixed notice), or else its
+        one notice."""
         out = self.send(mail(sender, body, **kw))
-        assert out.replies == 1, out
-        (reply,) = self.replies_for(out)
-        return reply[1]
+        replies = self.replies_for(out)
+        acks = [r for r in replies if ACK_MARKER in r[1] and "line by line" in r[1]]
+        if len(acks) == 1 and len(replies) == 2:
+            return acks[0][1]
+        assert out.replies == 1, (out, replies)
+        return replies[0][1]
+
+    def join(self, sender: str, game: str, power: str, password: str) -> str:
+        """JOIN and CONFIRM as a player does (desk.join); the CONFIRM's acknowledgement."""
+        out = join_by_mail(self.sf, lambda by, body: self.send(mail(by, body)), sender, game, power, password)
+        ((_, ack),) = self.replies_for(out)
+        return ack
 
     def replies_for(self, out: IngestOutcome) -> list[tuple[str, str]]:
         """(to, text) of the replies to one mail, in order."""
@@ -116,7 +132,7 @@ def game(judge: Judge) -> Judge:
     with transaction(judge.sf) as s:
         create_game(s, "g1", "standard")
     for p in STANDARD:
-        judge.say(f"{p.lower()}@players.example", f"JOIN g1 {p} pw-{p}")
+        judge.join(f"{p.lower()}@players.example", "g1", p, f"pw-{p}")
     return judge
 
 
@@ -124,7 +140,7 @@ def line_of(ack: str, text: str) -> str:
     """The acknowledgement's verdict on one line of the mail: 'accepted = ...' or 'REJECTED : ...'."""
     lines = ack.splitlines()
     for i, line in enumerate(lines):
-        if line.strip().endswith(text) and line.strip().split()[0] in ("accepted", "REJECTED"):
+        if line.strip().endswith(text) and line.strip().split()[0] in ("accepted", "REJECTED", "answered"):
             return f"{line.split()[0]} {lines[i + 1].strip()}"
     raise AssertionError(f"{text!r} not in {ack}")
 
@@ -139,7 +155,7 @@ def test_join_fills_the_game_and_starts_it(game: Judge) -> None:
 
 
 def test_signon_orders_and_the_acknowledgement(game: Judge) -> None:
-    ack = game.say("fr@players.example", "SIGNON France g1 pw-France\nA Par-Bur\nA Paris - Munich\nF Bre - Mao")
+    ack = game.say("france@players.example", "SIGNON France g1 pw-France\nA Par-Bur\nA Paris - Munich\nF Bre - Mao")
     assert ack.startswith(ACK_MARKER)
     assert "pw-France" not in ack  # the password is never echoed
     assert line_of(ack, "SIGNON France g1 ********") == "accepted = signed on as France in g1"
@@ -166,7 +182,9 @@ def test_njudge_signon_form(game: Judge) -> None:
 
 def test_wrong_password_changes_nothing(game: Judge) -> None:
     notice = game.say("mallory@evil.example", "SIGNON France g1 guess\nA Par - Bur")
-    assert "Signing on failed:\n  wrong password for France in g1" in notice
+    # Another address than France's is told only where the answer went, as for the right password.
+    assert "Your mail signed on as:\n  France in g1\nThe answer to each goes to the address registered" in notice
+    assert "wrong password for" not in notice
     assert "A Par - Bur" not in notice and "guess" not in notice  # nothing of the mail is repeated
     assert game.current_orders("France") == []
     with transaction(game.sf) as s:
@@ -174,40 +192,10 @@ def test_wrong_password_changes_nothing(game: Judge) -> None:
         assert (failure.sender, failure.power) == ("mallory@evil.example", "France")
 
 
-def _failures(judge: Judge, n: int, *, sender: str | None = None, power: str | None = None) -> None:
-    """n wrong passwords on record, as guessing in the last minutes would leave them."""
-    with transaction(judge.sf) as s:
-        game_id = s.scalar(select(Game.id).where(Game.name == "g1")) if power else None
-        s.add_all(AuthFailure(sender=sender or f"guess{i}@evil.example", game_id=game_id, power=power)
-                  for i in range(n))
-
-
-def test_guessing_is_limited_per_sender(game: Judge) -> None:
-    _failures(game, auth.PER_SENDER, sender="mallory@evil.example")
-    ack = game.say("mallory@evil.example", "SIGNON France g1 pw-France\nA Par - Bur")
-    assert "too many wrong passwords from this address" in ack
+def test_a_wrong_password_from_the_players_own_address_is_said_to_be_wrong(game: Judge) -> None:
+    notice = game.say("france@players.example", "SIGNON France g1 pw-Frnace\nA Par - Bur")
+    assert "Signing on failed:\n  wrong password for France in g1" in notice
     assert game.current_orders("France") == []
-    # The right password from another address still works: the From line proves nothing either way.
-    game.say("someone@else.example", "SIGNON France g1 pw-France\nA Par - Bur")
-    assert game.current_orders("France") == ["A PAR - BUR"]
-
-
-def test_guessing_is_limited_per_power_whatever_the_sender(game: Judge) -> None:
-    """Rotating the From address gains nothing: the guesses for one power are counted together."""
-    _failures(game, auth.PER_POWER, power="France")
-    with transaction(game.sf) as s:
-        before = s.scalar(select(func.count()).select_from(AuthFailure))
-    ack = game.say("new-address@evil.example", "SIGNON France g1 guess")
-    assert "too many wrong passwords for France in g1" in ack
-    ack = game.say("france@players.example", "SIGNON England g1 pw-England")
-    assert "signed on as England" in ack  # other powers are not held up
-    assert game.count(AuthFailure) == before  # refused unchecked: nothing hashed, nothing counted
-
-
-def test_guessing_has_a_ceiling_in_all(game: Judge) -> None:
-    _failures(game, auth.IN_ALL)
-    ack = game.say("anyone@x.example", "SIGNON Turkey g1 pw-Turkey")
-    assert "the judge takes no passwords for now" in ack
 
 
 def test_the_right_password_works_after_guesses_in_the_players_name(game: Judge) -> None:
@@ -222,22 +210,17 @@ def test_the_right_password_works_after_guesses_in_the_players_name(game: Judge)
     assert "wrong passwords" not in ack  # told once
 
 
-def test_a_password_verified_before_works_past_every_limit(game: Judge) -> None:
-    game.say("france@players.example", "SIGNON France g1 pw-France")
-    _failures(game, auth.IN_ALL)
-    ack = game.say("france@players.example", "SIGNON France g1 pw-France\nA Par - Bur")
-    assert game.current_orders("France") == ["A PAR - BUR"], ack
-
-
 def test_a_failed_second_signon_leaves_the_mail_signed_off(game: Judge) -> None:
     ack = game.say("x@x.example", "SIGNON France g1 pw-France\nSIGNON England g1 wrong\nA Par - Bur")
-    assert line_of(ack, "A Par - Bur").startswith("REJECTED : not a command, and not an order: sign on first")
+    # France's answer shows nothing of what was done, or not, for England: only where it went.
+    assert line_of(ack, "SIGNON England g1 ********") == "answered - answered at the address registered for England in g1"
+    assert "A Par - Bur" not in ack and "(1 line for another power is answered at its own address)" in ack
     assert game.current_orders("France") == []
 
 
 def test_password_checks_per_mail_are_bounded(game: Judge) -> None:
     body = "\n".join(f"SIGNON France g1 guess{i}" for i in range(auth.CHECKS_PER_MAIL + 3))
-    notice = game.say("x@x.example", body)
+    notice = game.say("france@players.example", body)
     assert notice.count("wrong password for France in g1") == auth.CHECKS_PER_MAIL  # the problems told, no more
     assert game.count(AuthFailure) == auth.CHECKS_PER_MAIL
 
@@ -251,13 +234,21 @@ def test_clear_withdraws_the_orders(game: Judge) -> None:
 
 def test_set_password_and_address(game: Judge) -> None:
     out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nSET PASSWORD newpw\nSET ADDRESS France <new@x.example>"))
-    (to, ack), (old, notice) = game.replies_for(out)
-    assert (to, old) == ("new@x.example", "france@players.example")  # the old address is told
-    assert "Mail for France in g1 now goes to new@x.example, no longer to this address." in notice
-    assert "newpw" not in ack
+    ((to, ack), (new, code_mail)) = [r for r in game.replies_for(out) if r[0] != "fr@x.example"]
+    assert (to, new) == ("france@players.example", "new@x.example")  # the ack as before; the new address its code
+    assert "newpw" not in ack and "newpw" not in code_mail and "SET" not in code_mail
     assert line_of(ack, "SET PASSWORD ********") == "accepted = password changed"
     assert line_of(ack, "SET ADDRESS France <new@x.example>") == (
-        "accepted = mail for France now goes to new@x.example (it went to france@players.example)")
+        "accepted = a code to confirm it was mailed to new@x.example: mail for France moves there once the code "
+        "comes back (CONFIRM <code>, within 24 hours); until then it goes to france@players.example")
+    assert "signed on as France" in game.say("fr@x.example", "SIGNON France g1 newpw")  # still to the old address
+    # The new address confirms: mail moves there, and the old address is told.
+    out = game.send(mail("new@x.example", f"CONFIRM {confirmation_code(game.sf, 'new@x.example')}"))
+    (to, ack), (old, notice) = game.replies_for(out)
+    assert (to, old) == ("new@x.example", "france@players.example")
+    assert line_of(ack, "CONFIRM ********") == (
+        "accepted = mail for France in g1 now goes to new@x.example (it went to france@players.example)")
+    assert "Mail for France in g1 now goes to new@x.example, no longer to this address." in notice
     assert "wrong password" in game.say("fr@x.example", "SIGNON France g1 pw-France")
     assert "signed on as France" in game.say("fr@x.example", "SIGNON France g1 newpw")
 
@@ -289,12 +280,12 @@ def test_one_address_plays_one_power_unless_the_game_allows_more(judge: Judge) -
     with transaction(judge.sf) as s:
         create_game(s, "g1", "standard")
         create_game(s, "g2", "standard").options = {"several_powers_per_address": True}
-    judge.say("me@x.example", "JOIN g1 France pw1")
+    judge.join("me@x.example", "g1", "France", "pw1")
     notice = judge.say("me@x.example", "JOIN g1 England pw2")
     assert "this address plays France in g1 already: one address plays one power" in notice
-    judge.say("me@x.example", "JOIN g2 France pw1")
-    ack = judge.say("me@x.example", "JOIN g2 England pw2")
-    assert line_of(ack, "JOIN g2 England ********").startswith("accepted = you play England in g2")
+    judge.join("me@x.example", "g2", "France", "pw1")
+    ack = judge.join("me@x.example", "g2", "England", "pw2")
+    assert line_of(ack, "CONFIRM ********").startswith("accepted = you play England in g2")
 
 
 @pytest.mark.parametrize("line, shown", [
@@ -353,11 +344,11 @@ def test_history_never_shows_an_allocation_but_to_its_owner(game: Judge) -> None
 def test_join_errors(game: Judge) -> None:
     with transaction(game.sf) as s:
         create_game(s, "g2", "classical")
-    ack = game.say("x@x.example", "JOIN g1 France pw\nJOIN g2 Atlantis pw\nJOIN g3 Rome pw\nJOIN g2 Rome pw")
-    assert line_of(ack, "JOIN g1 France ********") == "REJECTED : g1 is not taking new players"
-    assert line_of(ack, "JOIN g2 Atlantis ********").startswith("REJECTED : g2 (Classical")
-    assert line_of(ack, "JOIN g3 Rome ********") == "REJECTED : there is no such game (LIST shows the games)"
-    assert line_of(ack, "JOIN g2 Rome ********") == "accepted = you play Rome in g2 (1 of 5 powers taken)"
+    notice = game.say("x@x.example", "JOIN g1 France pw\nJOIN g2 Atlantis pw\nJOIN g3 Rome pw\nJOIN g2")
+    assert "Signing on failed:\n  g1 is not taking new players\n  g2 (Classical" in notice
+    assert "  there is no such game (LIST shows the games)\n  usage: JOIN <game> <power> <password>" in notice
+    ack = game.join("x@x.example", "g2", "Rome", "pw")
+    assert line_of(ack, "CONFIRM ********") == "accepted = you play Rome in g2 (1 of 5 powers taken)"
 
 
 def test_orders_without_signon_and_nonsense(game: Judge) -> None:
@@ -413,10 +404,11 @@ def test_list_or_bulk_mail_that_signs_on_is_a_players_and_answered(game: Judge, 
     assert _recorded_outcome(game, out.inbound_id) == "processed"
     assert line_of(game.last_reply("france@players.example"), "A Par-Bur") == "accepted = A PAR - BUR"
     assert game.current_orders("France") == ["A PAR - BUR"]
-    # JOIN signs on too
+    # CONFIRM of a JOIN signs on too
     with transaction(game.sf) as s:
         create_game(s, f"g{len(headers) + 1}", "standard")
-    out = game.send(mail("new@x.example", f"JOIN g{len(headers) + 1} France pw", **headers))
+    game.send(mail("new@x.example", f"JOIN g{len(headers) + 1} France pw"))
+    out = game.send(mail("new@x.example", f"CONFIRM {confirmation_code(game.sf, 'new@x.example')}", **headers))
     assert (out.outcome, out.replies) == ("processed", 1)
 
 
@@ -451,8 +443,8 @@ def test_list_mail_in_a_batch_done_again_mail_by_mail(game: Judge, monkeypatch: 
 
     monkeypatch.setattr(summary, "run", broken)
     raws = [
-        mail("en@x.example", "SIGNON England g1 pw-England\nSUMMARY\nF Lon-Nth"),
-        mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", **LIST_HEADERS),
+        mail("england@players.example", "SIGNON England g1 pw-England\nSUMMARY\nF Lon-Nth"),
+        mail("france@players.example", "SIGNON France g1 pw-France\nA Par-Bur", **LIST_HEADERS),
         mail("de@x.example", "A Mun-Ruh", **LIST_HEADERS),
     ]
     outcomes = game.send_batch(raws)
@@ -496,7 +488,7 @@ def test_each_mail_is_processed_exactly_once(game: Judge) -> None:
     other = mail("fr@x.example", "SIGNON France g1 pw-France\nA Mar H")
     assert game.send(other, uidvalidity=7, uid=42).outcome == "duplicate"  # same IMAP UID
     assert game.count(OutboundMail) == replies
-    assert game.count(InboundMail) == 8  # 7 joins and this one
+    assert game.count(InboundMail) == 15  # 7 JOINs, their 7 CONFIRMs and this one
     with transaction(game.sf) as s:
         stored = s.scalar(select(InboundMail.raw).where(InboundMail.imap_uid == 42))
     assert stored == raw.replace(b"pw-France", b"********")  # kept whole but for the password
@@ -506,9 +498,12 @@ def test_the_ack_goes_to_the_powers_address_whoever_sends(game: Judge) -> None:
     """Once a mail signs on, its acknowledgement goes to the address the power registered, not to
     the From or Reply-To of the mail: those can name anyone."""
     out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par-Bur", Reply_To="<victim@else.example>"))
-    assert [to for to, _ in game.replies_for(out)] == ["france@players.example"]
+    # The sender, not France's address, is told only where the answer went (the same for a wrong password).
+    assert [to for to, _ in game.replies_for(out)] == ["france@players.example", "fr@x.example"]
+    assert "A Par" not in game.replies_for(out)[1][1]
     # Signed on as two powers: each of their addresses gets the acknowledgement.
-    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nSIGNON England g1 pw-England\nF Lon H"))
+    out = game.send(mail("france@players.example",
+                         "SIGNON France g1 pw-France\nSIGNON England g1 pw-England\nF Lon H"))
     assert [to for to, _ in game.replies_for(out)] == ["france@players.example", "england@players.example"]
 
 
@@ -526,12 +521,15 @@ def test_a_stranger_gets_a_short_fixed_notice_and_nothing_of_the_mail(game: Judg
 
 
 def test_replies_to_one_address_are_limited_per_hour(game: Judge) -> None:
-    answered = [game.send(mail("victim@else.example", "hello")).replies for _ in range(ingest_module.NOTICES_PER_HOUR + 2)]
-    assert answered == [1] * ingest_module.NOTICES_PER_HOUR + [0, 0]
-    before = len([to for to, _ in game.replies() if to == "france@players.example"])  # its JOIN's
-    limited = [ingest(game.sf, mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H"), gm_address=GM,
-                      verifier=game.verifier, replies_per_hour=before + 2).replies for _ in range(3)]
-    assert limited == [1, 1, 0]  # the orders of the third are on file all the same
+    answered = [game.send(mail("victim@else.example", "hello")).replies
+                for _ in range(budget.STRANGER_NOTICES_PER_HOUR + 2)]
+    assert answered == [1] * budget.STRANGER_NOTICES_PER_HOUR + [0, 0]
+    with transaction(game.sf) as s:  # its CONFIRM's
+        before = s.scalar(select(func.count()).select_from(OutboundMail).where(
+            OutboundMail.to_addr == "france@players.example", OutboundMail.kind == "ack"))
+    limited = [ingest(game.sf, mail("france@players.example", "SIGNON France g1 pw-France\nA Par H"), gm_address=GM,
+                      verifier=game.verifier, replies_per_hour=before + 2).replies for _ in range(4)]
+    assert limited == [1, 1, 1, 0]  # then one notice that answers are paused; the orders are on file all the same
     assert game.current_orders("France") == ["A PAR H"]
 
 
@@ -559,7 +557,7 @@ def ambition(judge: Judge) -> Judge:
     with transaction(judge.sf) as s:
         create_game(s, "ae", "ambition")
     for p in load_variant("ambition").great_powers:
-        judge.say(f"{p.split()[0].lower()}@ae.example", f"JOIN ae {p} pw-{p.replace(' ', '')}")
+        judge.join(f"{p.split()[0].lower()}@ae.example", "ae", p, f"pw-{p.replace(' ', '')}")
     return judge
 
 
@@ -602,8 +600,10 @@ def _burst() -> list[bytes]:
 
 def _state(judge: Judge) -> tuple[object, ...]:
     orders = {p: judge.current_orders(p) for p in STANDARD}
-    # The two judges' games start seconds apart: their deadlines may fall in different minutes.
-    replies = [re.sub(r"its deadline is [^\n]*", "its deadline is ...", text) for _, text in judge.replies()]
+    # The two judges' games start seconds apart: their deadlines may fall in different minutes; and
+    # each judge mails codes of its own.
+    replies = [re.sub(r"CONFIRM \w{5}-\w{5}", "CONFIRM <code>", re.sub(r"its deadline is [^\n]*", "its deadline is ...", text))
+               for _, text in judge.replies()]
     return orders, judge.count(InboundMail), judge.count(AuthFailure), replies
 
 
@@ -615,7 +615,7 @@ def test_a_batch_does_what_its_mails_do_one_by_one(session_factory: sessionmaker
         with transaction(judge.sf) as s:
             create_game(s, "g1", "standard")
         for p in STANDARD:
-            judge.say(f"{p.lower()}@players.example", f"JOIN g1 {p} pw-{p}")
+            judge.join(f"{p.lower()}@players.example", "g1", p, f"pw-{p}")
     raws = _burst()
     singles = [one_by_one.send(raw, uidvalidity=9, uid=1000 + i) for i, raw in enumerate(raws)]
     outcomes = batched.send_batch(raws)
@@ -688,15 +688,15 @@ def test_over_long_ids_and_addresses_are_bounded_when_read(game: Judge) -> None:
     """On PostgreSQL an over-long Message-ID, From or Reply-To would not fit its column: the mail
     would fail for ever. They are bounded when the mail is read, and the mail is answered."""
     long_id = f"<{'x' * 2000}@players.example>"
-    out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
+    out = game.send(mail("france@players.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
     assert out.outcome == "processed" and out.replies == 1
     assert game.current_orders("France") == ["A PAR H"]
-    again = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
+    again = game.send(mail("france@players.example", "SIGNON France g1 pw-France\nA Par H", Message_ID=long_id))
     assert again.outcome == "duplicate"  # the hash of an id is the same every time
     out = game.send(mail(f"{'a' * 400}@players.example", "LIST", Reply_To=f"{'b' * 400}@x.example"))
     assert (out.outcome, out.replies) == ("automatic: no From address", 0)
     out = game.send(mail("fr@x.example", "SIGNON France g1 pw-France\nA Mar H", Reply_To=f"{'b' * 400}@x.example"))
-    assert out.replies == 1
+    assert out.replies == 2  # the acknowledgement to France's address, where the answer went to the sender
 
 
 def test_a_mail_id_sent_first_by_someone_else_does_not_drop_the_real_mail(game: Judge) -> None:
@@ -712,10 +712,10 @@ def test_a_game_name_with_a_look_alike_letter_names_no_game(judge: Judge) -> Non
         create_game(s, "game", "standard")
     notice = judge.say("x@x.example", "JOIN g\u0430me France pw")  # a CYRILLIC SMALL LETTER A
     assert "there is no such game" in notice
-    assert "you play France in game" in judge.say("x@x.example", "JOIN GAME France pw")
+    assert "you play France in game" in judge.join("x@x.example", "GAME", "France", "pw")
 
 
-def test_new_passwords_are_hashed_before_the_transaction(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_joins_password_is_hashed_before_the_transaction(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
     from gm.mail import commands
 
     def no_hashing_here(password: str) -> str:
@@ -724,7 +724,10 @@ def test_new_passwords_are_hashed_before_the_transaction(judge: Judge, monkeypat
     monkeypatch.setattr(commands, "hash_password", no_hashing_here)
     with transaction(judge.sf) as s:
         create_game(s, "g1", "standard")
-    assert "you play France in g1" in judge.say("me@x.example", "JOIN g1 France pw1")
+    assert "you play France in g1" in judge.join("me@x.example", "g1", "France", "pw1")
+    # SET PASSWORD is hashed in the transaction, once its sign-on has shown the mail may: a guess
+    # of the sign-on's password must cost no hash.
+    monkeypatch.undo()
     ack = judge.say("me@x.example", "SIGNON France g1 pw1\nSET PASSWORD pw2")
     assert line_of(ack, "SET PASSWORD ********") == "accepted = password changed"
     assert "signed on as France" in judge.say("me@x.example", "SIGNON France g1 pw2")

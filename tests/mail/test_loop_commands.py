@@ -23,6 +23,7 @@ from gm.lifecycle import phases
 from gm.mail.commands import history
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
 from gm.mail.message import read_message
+from gm.mail.outbox import Outgoing
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
@@ -273,30 +274,47 @@ def test_results_before_any_phase_was_adjudicated(session_factory: sessionmaker[
     assert verdict(ack, "RESULTS W273") == "REJECTED : c1 has had no phase Winter 273 BC, Adjustment"
 
 
+def sent_attachments(judge: Judge, out: IngestOutcome) -> list[dict[str, Any]]:
+    """The attachments of the acknowledgement of `out` as the outbox sender sends them: the row
+    names its maps, the sender draws them."""
+    with transaction(judge.sf) as s:
+        row = s.scalars(select(OutboundMail).where(OutboundMail.inbound_id == out.inbound_id)).one()
+        assert all("data" not in a and "map" in a for a in row.attachments or [])  # no picture stored
+        return Outgoing.of(row, s).attachments or []
+
+
 def test_map_attaches_the_position_or_a_past_phase(session_factory: sessionmaker[Session]) -> None:
     from PIL import Image
 
     judge = new_game(session_factory, "m1", "standard", powers=["France", "Germany"])
-
-    def maps(ack_out: IngestOutcome) -> list[dict[str, str]]:
-        (row,) = judge.read(select(OutboundMail.attachments).where(OutboundMail.inbound_id == ack_out.inbound_id))
-        return row[0] or []
-
     out = judge.send("France", "MAP")
-    (attachment,) = maps(out)
+    (attachment,) = sent_attachments(judge, out)
     assert attachment["filename"] == "m1-spring-1901-movement.png" and "content_id" not in attachment
     picture = Image.open(io.BytesIO(base64.b64decode(attachment["data"])))
     assert picture.format == "PNG" and picture.width == 1200
     judge.say("France", "A PAR - BUR")
     judge.end_phase()
-    (now,) = maps(judge.send("France", "MAP"))
-    (past,) = maps(judge.send("Germany", "MAP S1901"))
+    (now,) = sent_attachments(judge, judge.send("France", "MAP"))
+    (past,) = sent_attachments(judge, judge.send("Germany", "MAP S1901"))
     assert now["filename"] == "m1-fall-1901-movement.png" and past["filename"] == "m1-spring-1901-movement.png"
     assert now["data"] != past["data"] != attachment["data"]  # a new position; the past one with its orders
     ack = judge.say("France", "MAP\nMAP Fall 1905\nMAP Sprung 1901")
     assert verdict(ack, "MAP") == "accepted = Fall 1901, Movement: the map is attached (m1-fall-1901-movement.png)"
     assert verdict(ack, "MAP Fall 1905") == "REJECTED : m1 has had no phase Fall 1905, Movement"
     assert verdict(ack, "MAP Sprung 1901").startswith("REJECTED : 'Sprung 1901' is no phase: usage: MAP")
+
+
+def test_map_without_a_phase_is_of_the_position_when_the_mail_was_read(session_factory: sessionmaker[Session]) -> None:
+    judge = new_game(session_factory, "m3", "standard", powers=["France", "Germany"])
+    asked = judge.send("France", "MAP")
+    before = sent_attachments(judge, asked)
+    judge.say("France", "A PAR - BUR")
+    judge.end_phase()  # the reply goes out after the phase it asked about has ended
+    (pinned,) = sent_attachments(judge, asked)
+    assert pinned == before[0] and pinned["filename"] == "m3-spring-1901-movement.png"
+    (now,) = sent_attachments(judge, judge.send("France", "MAP"))
+    (results,) = sent_attachments(judge, judge.send("France", "MAP S1901"))
+    assert now["filename"] == "m3-fall-1901-movement.png" and len({pinned["data"], now["data"], results["data"]}) == 3
 
 
 def test_set_map_chooses_a_players_map_colours(session_factory: sessionmaker[Session]) -> None:
@@ -306,12 +324,14 @@ def test_set_map_chooses_a_players_map_colours(session_factory: sessionmaker[Ses
     assert verdict(ack, "SET MAP SEPIA") == "REJECTED : usage: SET MAP COLOURBLIND | RULEBOOK | GAME"
     assert judge.player("France").map_palette == "colourblind" and judge.player("Germany").map_palette is None
 
-    def drawn(power: str) -> str:
-        out = judge.send(power, "MAP")
-        ((attachments,),) = judge.read(select(OutboundMail.attachments).where(OutboundMail.inbound_id == out.inbound_id))
-        return attachments[0]["data"]
+    def drawn(power: str) -> dict[str, Any]:
+        (attachment,) = sent_attachments(judge, judge.send(power, "MAP"))
+        return attachment
 
-    assert drawn("France") != drawn("Germany")
+    france, germany = drawn("France"), drawn("Germany")
+    assert france["data"] != germany["data"]
+    assert france["filename"] == "m2-spring-1901-movement-colourblind.png"
+    assert germany["filename"] == "m2-spring-1901-movement.png"
     ack = judge.say("France", "SET MAP game")
     assert verdict(ack, "SET MAP game") == "accepted = maps for France in the game's (rulebook) colours"
     assert judge.player("France").map_palette is None and drawn("France") == drawn("Germany")

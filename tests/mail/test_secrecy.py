@@ -59,11 +59,11 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
         game.options = {OPTION_KEY: HouseRules().to_options()}
         add_master(s, game, MASTER, None)
         for power in variant.great_powers:
-            s.add(Player(game_id=game.id, power=power, email=f"{power.lower()}@example.org", password_hash=secret))
+            s.add(Player(game_id=game.id, power=power, email=f"{power.lower().replace(' ', '-')}@example.org", password_hash=secret))
         s.flush()
         phases.start(s, game, utcnow())
         queue_start(s, game, gm_address=GM, gm_addresses=[MASTER], now=utcnow())
-    address = {f"{p.lower()}@example.org": p for p in variant.great_powers}
+    address = {f"{p.lower().replace(' ', '-')}@example.org": p for p in variant.great_powers}
     players = RandomPlayers(variant, random.Random(20261125))
     verifier = PasswordVerifier()
     n = 0
@@ -81,7 +81,7 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
             if lines:
                 n += 1
                 body = "\n".join([f"SIGNON {power} secrets pw", *lines])
-                ingest(session_factory, _mail(f"{power.lower()}@example.org", body, n), gm_address=GM, verifier=verifier)
+                ingest(session_factory, _mail(f"{power.lower().replace(' ', '-')}@example.org", body, n), gm_address=GM, verifier=verifier)
         assert deadline is not None
         now = max(now, deadline) + timedelta(seconds=1)
         run_due(session_factory, gm_address=GM, now=now)

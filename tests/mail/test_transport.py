@@ -182,6 +182,27 @@ async def test_a_backlog_of_over_a_thousand_mails_is_taken_in_batches(
     assert max(ingest.batches) <= 100 and len(ingest.batches) >= 11
 
 
+async def test_a_backlog_is_read_players_first_and_each_sender_in_turn(
+    dovecot: Dovecot, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    """Strangers' mail that piled up (a flood) does not hold up a player's: with `registered`, the
+    players' mail of the backlog is read first, each sender's in turn; every mail is read once."""
+    flood = [player_mail(f"junk {i}\n", sender=f"bot{i % 7}@evil.example") for i in range(450)]
+    players = [player_mail(f"A Par-Bur {i}\n", sender=f"p{i % 3}@example.org") for i in range(6)]
+    loud = [player_mail(f"MAP {i}\n", sender="p9@example.org") for i in range(30)]  # a player who sends much
+    await asyncio.to_thread(_deliver_many, dovecot, [m.as_bytes() for m in [*flood, *loud, *players]], 1)
+    ingest = FakeIngest()
+    registered = {"p0@example.org", "p1@example.org", "p2@example.org", "p9@example.org"}
+    async with running(watcher(dovecot, ingest, registered=lambda: registered)):
+        await wait_until(lambda: len(ingest.processed) == 486, timeout=60, state=lambda: len(ingest.processed))
+    first = ingest.processed[:len(players) + len(loud)]
+    assert all(str(m["Message-ID"]) in first[:4] for m in players[:3])  # each player's first mail first of all
+    assert all(str(m["Message-ID"]) in first[:12] for m in players)  # before most of the loud player's
+    assert not any(str(m["Message-ID"]) in first for m in flood)
+    assert sorted(ingest.processed) == sorted(str(m["Message-ID"]) for m in [*flood, *loud, *players])
+    assert len(ingest.calls) == 486  # each offered once
+
+
 async def unseen(dovecot: Dovecot) -> bool:
     """True when no mail in the GM's mailbox is unseen (one SEARCH: the mailbox may be large)."""
     account = dovecot.account()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Collection
-from datetime import timedelta
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
@@ -22,6 +21,7 @@ from sqlalchemy.orm import Session
 from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
+from gm.mail.budget import WINDOW
 from gm.store.models import AuditEntry, Game, GamePhase, Master, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
@@ -61,7 +61,9 @@ class Lookups:
         # shows it without asking the database again.
         self.pending_orders: list[tuple[type, dict[str, Any]]] = []
         self._on_file: dict[tuple[type, int], dict[str, list[OnFile]]] = {}
-        self._replies: dict[str, int] = {}
+        self._replies: dict[str, dict[str, int]] = {}  # address -> kind -> mails queued in the last hour
+        self._registered: set[str] = set()  # of the addresses in _replies, those of a player or a GM
+        self._notices_in_all: int | None = None
         # Games whose orders (or WAIT) the transaction changed: the scheduler is to see whether
         # their phase may end early (see orders.write_orders, which marks them at once).
         self.orders_changed: set[int] = set()
@@ -76,6 +78,11 @@ class Lookups:
             if game is not None:
                 self._locked.add(game.id)
         return self._games[key]
+
+    def game_by_id(self, game_id: int) -> Game | None:
+        """A game this transaction looked up by name before, else from the session."""
+        found = next((g for g in self._games.values() if g is not None and g.id == game_id), None)
+        return found if found is not None else self.session.get(Game, game_id)
 
     def phase(self, game: Game) -> CurrentPhase | None:
         """The phase of `game` taking orders (see gm.games.current_phase)."""
@@ -115,28 +122,51 @@ class Lookups:
             self._on_file[key] = views
         return self._on_file[key].setdefault(power, [])
 
-    def replies_sent(self, to: str) -> int:
-        """Mails queued to `to` in the last hour, those of this transaction included."""
+    def replies_sent(self, to: str, kind: str) -> int:
+        """Mails of `kind` queued to `to` in the last hour, those of this transaction included."""
         if to not in self._replies:
             self.count_replies([to])
-        return self._replies[to]
+        return self._replies[to].get(kind, 0)
 
     def count_replies(self, addresses: Collection[str]) -> None:
-        """Read the counts of replies_sent for many addresses at once."""
+        """Read the counts of replies_sent, and whether each address is registered, for many
+        addresses at once."""
         wanted = set(addresses) - self._replies.keys()
         if not wanted:
             return
-        since = utcnow() - timedelta(hours=1)
+        since = utcnow() - WINDOW
         rows = self.session.execute(
-            select(OutboundMail.to_addr, func.count())
+            select(OutboundMail.to_addr, OutboundMail.kind, func.count())
             .where(OutboundMail.to_addr.in_(wanted), OutboundMail.created_at >= since)
-            .group_by(OutboundMail.to_addr)
+            .group_by(OutboundMail.to_addr, OutboundMail.kind)
         )
-        counts = {to: n for to, n in rows}
-        self._replies.update({to: counts.get(to, 0) for to in wanted})
+        for to in wanted:
+            self._replies[to] = {}
+        for to, kind, n in rows:
+            self._replies[to][kind] = n
+        registered = select(Player.email).where(Player.email.in_(wanted), Player.left_at.is_(None)).union(
+            select(Master.email).where(Master.email.in_(wanted), Master.left_at.is_(None)))
+        self._registered.update(self.session.scalars(registered))
 
-    def reply_queued(self, to: str) -> None:
-        self._replies[to] = self.replies_sent(to) + 1
+    def registered(self, address: str) -> bool:
+        """Whether `address` is a player's or a GM's now: one proven to be theirs."""
+        if address not in self._replies:
+            self.count_replies([address])
+        return address in self._registered
+
+    def notices_in_all(self) -> int:
+        """Notices the judge queued in the last hour, to anyone."""
+        if self._notices_in_all is None:
+            self._notices_in_all = self.session.scalar(
+                select(func.count()).select_from(OutboundMail).where(
+                    OutboundMail.kind == "notice", OutboundMail.created_at >= utcnow() - WINDOW)) or 0
+        return self._notices_in_all
+
+    def reply_queued(self, to: str, kind: str) -> None:
+        counts = self._replies.setdefault(to, {})
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind == "notice" and self._notices_in_all is not None:
+            self._notices_in_all += 1
 
     def forget(self) -> None:
         """After a change to games, phases or players that this cache did not make itself (a game
@@ -150,6 +180,8 @@ class Lookups:
         self.auth_failures.forget()
         self._on_file.clear()
         self._replies.clear()
+        self._registered.clear()
+        self._notices_in_all = None
 
     def forget_pending(self) -> None:
         """After a mail's savepoint was rolled back: the orders it stored are gone with it."""
@@ -163,8 +195,20 @@ class LineResult:
     """What became of one line of the mail, for the acknowledgement."""
 
     text: str  # the line as shown back (passwords masked)
-    accepted: bool
+    accepted: bool | None  # None: answered at another address (see seen_by)
     detail: str  # the canonical form when accepted, the precise reason when not
+    # The registered address of the power (or GM) the line acted for, or tried to: only that
+    # address is shown what became of it. None: the sender's own line, shown in every answer.
+    owner: str | None = None
+    # What another address is shown of the line (a sign-on to someone else's power): the same
+    # whether its password was right or wrong. None: nothing, the line is left out.
+    elsewhere: str | None = None
+
+    def seen_by(self, address: str) -> LineResult | None:
+        """The line as an answer to `address` shows it, or None when it is left out."""
+        if self.owner is None or self.owner == address:
+            return self
+        return None if self.elsewhere is None else LineResult(self.text, None, self.elsewhere)
 
 
 @dataclass
@@ -180,7 +224,11 @@ class Context:
     gm_address: str = "gm@localhost"  # the judge's own address: the domain of the Message-IDs it makes
     results: list[LineResult] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text) for LIST, HELP...
+    # (address, title, text): a section for the answer at one address only (a warning of wrong
+    # passwords for its power, a GM's view of the game)
+    private_sections: list[tuple[str, str, str]] = field(default_factory=list)
     attachments: list[dict[str, str]] = field(default_factory=list)  # files the acknowledgement carries (MAP)
+    attachment_owners: list[str | None] = field(default_factory=list)  # whose answer each is for (LineResult.owner)
     player: Player | None = None  # signed on
     master: Master | None = None  # signed on as the game's GM (SIGNON MASTER)
     game: Game | None = None
@@ -193,7 +241,15 @@ class Context:
     # database only, so that they can be told to a sender who signed on to nothing.
     sign_on_problems: list[str] = field(default_factory=list)
     signed_off: bool = False  # SIGNOFF: the rest of the mail is ignored
+    # Whose the lines are now (see LineResult.owner): set by each SIGNON, to the registered address
+    # of the power or GM it names, whether its password was right or not.
+    line_owner: str | None = None
+    # Sign-ons whose answer went to another address than the sender's ('France in g1'): a sender
+    # is told the same of them whether the password was right or wrong.
+    elsewhere: list[str] = field(default_factory=list)
+    press_sent: int = 0  # press blocks of this mail that asked to be sent (see gm.mail.budget)
     password_checks: int = 0  # passwords checked for this mail (see gm.mail.auth.CHECKS_PER_MAIL)
+    confirmations: int = 0  # CONFIRM lines read in this mail: one a mail (see gm.mail.confirm)
     new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
     # (to, subject, text, kind) to mail besides the ack: 'notice', or 'press' (PRESS, BROADCAST)
     notices: list[tuple[str, str, str, str]] = field(default_factory=list)
@@ -279,11 +335,27 @@ class Context:
         """Mail a short text to a registered address, besides the acknowledgement."""
         self.notices.append((to, subject, text, kind))
 
+    def attach(self, attachment: dict[str, str]) -> None:
+        """A file for the answer, at the address of the power or GM signed on as only (see add_section)."""
+        self.attachments.append(attachment)
+        self.attachment_owners.append(self.line_owner)
+
+    def attachments_for(self, reader: str) -> list[dict[str, str]]:
+        return [a for a, owner in zip(self.attachments, self.attachment_owners, strict=True) if owner in (None, reader)]
+
+    def add_section(self, title: str, text: str) -> None:
+        """A section for the answer (LIST, HELP, SUMMARY...): for every address it goes to, or,
+        after a sign-on, for the address of the power or GM signed on as only (see LineResult.owner)."""
+        if self.line_owner is None:
+            self.sections.append((title, text))
+        else:
+            self.private_sections.append((self.line_owner, title, text))
+
     def accept(self, text: str, detail: str) -> None:
-        self.results.append(LineResult(text, True, detail))
+        self.results.append(LineResult(text, True, detail, self.line_owner))
 
     def reject(self, text: str, reason: str) -> None:
-        self.results.append(LineResult(text, False, reason))
+        self.results.append(LineResult(text, False, reason, self.line_owner))
 
 
 class Block:
@@ -306,6 +378,7 @@ def registry() -> dict[str, ModuleType]:
         accept_draw,
         broadcast,
         clear,
+        confirm,
         create,
         help,
         history,
@@ -326,7 +399,7 @@ def registry() -> dict[str, ModuleType]:
         wait,
     )
 
-    modules = [signon, join, clear, wait, nowait, listing, history, results, map_command, summary, press, broadcast,
+    modules = [signon, join, confirm, clear, wait, nowait, listing, history, results, map_command, summary, press, broadcast,
                accept_draw, reject_draw, set_password, set_address, set_absence, set_map, create, help, signoff]
     return {m.NAME: m for m in modules}
 

@@ -1,17 +1,23 @@
 """CREATE <game> <variant> <password>: make a game and become its GM, with that GM password
-(addresses the judge trusts only)."""
+(addresses the judge trusts only). The game is made once the address confirms it with the code
+mailed to it (see gm.mail.confirm): anyone may write a trusted address on the From line."""
 from __future__ import annotations
 
-from gm.games import GameError, add_master, create_game
+from gm.games import GAME_NAME_RULE, GameError, add_master, create_game, find_game, game_name
 from gm.lifecycle.house_rules import OPTION_KEY, rules_of
+from gm.mail import confirm
 from gm.mail.commands import Context, masked
-from gm.variants import VariantError
+from gm.store.models import Confirmation
+from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
 
 NAME = "CREATE"
 USAGE = "CREATE <game> <variant> <password>"
-HELP = "make a game and become its GM, with that GM password (addresses the judge trusts only)"
+HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; a code comes "
+        "to confirm it)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
+UNTRUSTED = ("this address may not create games: the judge's operator lists the addresses that may "
+             "(trusted_masters)")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -19,27 +25,68 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     sender = ctx.message.sender.lower()
     # Refused as a failed sign-on: a sender who signed on to nothing is told why in the fixed notice.
     if sender not in ctx.trusted_masters:
-        ctx.refuse_sign_on(shown, "this address may not create games: the judge's operator lists the addresses "
-                                  "that may (trusted_masters)")
+        ctx.refuse_sign_on(shown, UNTRUSTED)
         return
     if len(args) != 3:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     name, variant, password = args
+    why = _refusal(ctx, name, variant) or confirm.create_refusal(ctx.session, sender)
+    if why is not None:
+        ctx.refuse_sign_on(shown, why)
+        return
     password_hash = ctx.new_password_hash(shown, password)
     if password_hash is None:  # too many new passwords: the line is rejected saying so
         ctx.sign_on_problems.append(ctx.results[-1].detail)
         return
+    name, variant = game_name(name), canonical_name(variant)
+    confirm.request(ctx, confirm.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
+                    template="confirm_create", values={"game": name, "variant": load_variant(variant).title},
+                    password_hash=password_hash, detail={"name": name, "variant": variant})
+    ctx.accept(shown, f"a code to confirm it was mailed to {sender}: game {name} ({variant}) is made, with you as its "
+                      f"GM, once the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours; the "
+                      "lines after it in that mail are GM commands)")
+
+
+def _refusal(ctx: Context, name: str, variant: str) -> str | None:
+    """Why create_game would refuse the game, or None: its own checks (the name, a game of that
+    name, the variant), made in a savepoint that is undone, so that nothing is made before the
+    code comes back. In the judge's own words only, never the name or variant as written: a
+    refusal is told to the From address, which anyone may forge."""
     try:
-        game = create_game(ctx.session, name, variant, actor=sender)  # refuses before it adds anything
+        game_name(name)
+        canonical_name(variant)
+    except GameError:
+        return GAME_NAME_RULE
+    except VariantError:
+        return f"there is no such variant; the variants are {', '.join(sorted(REGISTRY))}"
+    try:
+        with ctx.session.begin_nested() as trial:
+            create_game(ctx.session, name, variant)
+            trial.rollback()
     except (GameError, VariantError) as e:
+        return "there is already a game of that name" if find_game(ctx.session, name) is not None else str(e)
+    return None
+
+
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+    """CONFIRM of a CREATE: the game is made, forming, with the address as its GM; the lines after
+    this one are GM commands."""
+    address, detail = confirmation.address, confirmation.detail or {}
+    if address not in ctx.trusted_masters:  # the operator may have taken it off the list meanwhile
+        ctx.refuse_sign_on(shown, UNTRUSTED)
+        return False
+    try:
+        game = create_game(ctx.session, detail["name"], detail["variant"], actor=address)
+    except (GameError, VariantError) as e:  # a game of that name was made meanwhile
         ctx.refuse_sign_on(shown, str(e))
-        return
+        return False
     game.options = {OPTION_KEY: rules_of(None).to_options(), "map_palette": "rulebook"}
-    master = add_master(ctx.session, game, sender, password_hash, actor=sender)
+    master = add_master(ctx.session, game, address, confirmation.password_hash, actor=address)
     ctx.lookups.forget()
     ctx.sign_on_master(master, game)
     ctx.audit("create", {"variant": game.variant})
     ctx.accept(shown, f"game {game.name} ({game.variant}) is forming, with you as its GM: players send "
                       f"'JOIN {game.name} <power> <password>' to {ctx.gm_address}; the lines after this one are "
                       "GM commands")
+    return True

@@ -16,7 +16,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         "DP <n> <order>\n    put n secret points behind an order for a minor power's unit (variants"
         " with minor powers)"
     )
-    ctx.sections.append(("Commands", "\n".join(lines)))
+    ctx.add_section("Commands", "\n".join(lines))
     if ctx.master is not None:
-        ctx.sections.append(("GM commands", "\n".join(f"{m.USAGE}\n    {m.HELP}" for m in master_registry().values())))
+        ctx.add_section("GM commands", "\n".join(f"{m.USAGE}\n    {m.HELP}" for m in master_registry().values()))
     ctx.accept(line, "see below")

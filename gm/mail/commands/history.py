@@ -39,5 +39,5 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         entries = entries_for(p.results_json or {}, ctx.player.power)
         shown = [f"  {e['power']}: {e['order']} -> {e['result']}" for e in entries]
         blocks.append("\n".join([p.label, *shown]))
-    ctx.sections.append((f"History of {ctx.game.name}", "\n\n".join(blocks) or "no phase has been played yet"))
+    ctx.add_section(f"History of {ctx.game.name}", "\n\n".join(blocks) or "no phase has been played yet")
     ctx.accept(line, "see below")

@@ -1,24 +1,32 @@
-"""JOIN <game> <power> <password>: take a power in a game that is forming."""
+"""JOIN <game> <power> <password>: take a power in a game that is forming, once the sender's address
+is proven: by the code mailed to it (CONFIRM), or at once by the DKIM signature of a game that
+requires one (see gm.mail.confirm)."""
 from __future__ import annotations
+
+from sqlalchemy import select
 
 from gm.engine.parse import resolve_power
 from gm.games import active_players, masters, variant_of
 from gm.lifecycle.phases import start
-from gm.mail.game_mail import queue_start
+from gm.mail import confirm
 from gm.mail.commands import NO_SUCH_GAME, Context, masked
-from gm.store.models import AuditEntry, GameStatus, Player, utcnow
+from gm.mail.dkim import refusal as dkim_refusal
+from gm.mail.game_mail import queue_start
+from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
-HELP = "take a power in a game that is forming; the password protects your orders"
+HELP = "take a power in a game that is forming; the password protects your orders (a code comes to confirm it)"
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
+NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.dkim)
 # The game option that lets one address play several powers of a game (off unless the GM sets it).
 SEVERAL_POWERS = "several_powers_per_address"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     shown = masked(line)
+    sender = ctx.message.sender
     if len(args) < 3:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
@@ -26,39 +34,78 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if game is None:
         ctx.refuse_sign_on(shown, NO_SUCH_GAME)
         return
+    power = resolve_power(variant_of(game), " ".join(args[1:-1]))
+    # A game that requires DKIM takes a JOIN only in mail signed by the sender's own domain, which
+    # proves the address; any other JOIN waits for the code mailed to the address.
+    proven = game.require_dkim
+    # Every check that costs no hash comes first: a forged mail costs the judge as little as it can.
+    why = (refusal(ctx, game, power, sender) or dkim_refusal(game.name, game.require_dkim, ctx.dkim)
+           or (None if proven else confirm.join_refusal(ctx.session, sender, game)))
+    if why is not None:
+        ctx.refuse_sign_on(shown, why)
+        return
+    assert power is not None
+    password_hash = ctx.new_password_hash(shown, args[-1])
+    if password_hash is None:  # too many new passwords: the line is rejected saying so
+        ctx.sign_on_problems.append(ctx.results[-1].detail)
+        return
+    if proven:
+        take_power(ctx, game, power, sender, password_hash, shown)
+        return
+    confirm.request(ctx, confirm.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
+                    template="confirm_join", values={"game": game.name, "power": power},
+                    game=game, power=power, password_hash=password_hash)
+    ctx.accept(shown, f"a code to confirm it was mailed to {sender}: you play {power} in {game.name} once the "
+                      f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
+
+
+def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | None:
+    """Why `address` may not take `power` in `game` now, or None: the game forming, the power one
+    of its great powers and free, and the address playing no other power of it (unless the game
+    allows that). Asked at the JOIN and again at its CONFIRM: much may change in between."""
     if game.status != GameStatus.FORMING:
-        ctx.refuse_sign_on(shown, f"{game.name} is not taking new players")
-        return
+        return f"{game.name} is not taking new players"
     variant = variant_of(game)
-    power = resolve_power(variant, " ".join(args[1:-1]))
     if power is None or power not in variant.great_powers:
-        ctx.refuse_sign_on(shown, f"{game.name} ({variant.title}) has no such power; "
-                                     f"its powers are {', '.join(variant.great_powers)}")
-        return
+        return f"{game.name} ({variant.title}) has no such power; its powers are {', '.join(variant.great_powers)}"
     players = active_players(ctx.session, game)
     if any(p.power == power for p in players):
-        ctx.refuse_sign_on(shown, f"{power} is taken in {game.name}")
-        return
-    mine = [p.power for p in players if p.email == ctx.message.sender]
+        return f"{power} is taken in {game.name}"
+    mine = [p.power for p in players if p.email == address]
     if mine and not (game.options or {}).get(SEVERAL_POWERS):
-        ctx.refuse_sign_on(shown, f"this address plays {mine[0]} in {game.name} already: one address plays one power")
-        return
-    password_hash = ctx.new_password_hash(shown, args[-1])
-    if password_hash is None:
-        return
-    player = Player(game_id=game.id, power=power, email=ctx.message.sender, password_hash=password_hash)
+        return f"this address plays {mine[0]} in {game.name} already: one address plays one power"
+    return None
+
+
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+    """CONFIRM of a JOIN: the power is taken, if it still may be (the first confirmed wins)."""
+    name = ctx.session.scalar(select(Game.name).where(Game.id == confirmation.game_id))
+    game = ctx.lookups.game(name) if name is not None else None
+    why = NO_SUCH_GAME if game is None else refusal(ctx, game, confirmation.power, confirmation.address)
+    if why is not None:
+        ctx.refuse_sign_on(shown, why)
+        return False
+    assert game is not None and confirmation.power is not None and confirmation.password_hash is not None
+    take_power(ctx, game, confirmation.power, confirmation.address, confirmation.password_hash, shown)
+    return True
+
+
+def take_power(ctx: Context, game: Game, power: str, address: str, password_hash: str, shown: str) -> None:
+    """`address` plays `power` in `game` from now on, the lines after this one act for it, and the
+    game starts once every power is taken (every player is told)."""
+    player = Player(game_id=game.id, power=power, email=address, password_hash=password_hash)
     ctx.session.add(player)
     ctx.session.flush()
-    ctx.session.add(AuditEntry(game_id=game.id, actor=ctx.message.sender, action="join", detail={"power": power}))
     ctx.sign_on(player, game)
-    ctx.changed = True
+    ctx.audit("join", {"power": power})
     ctx.lookups.forget()  # a new player, and perhaps (below) a game under way
-    taken = len(players) + 1
-    if taken == len(variant.great_powers):
+    great_powers = variant_of(game).great_powers
+    taken = len(active_players(ctx.session, game))
+    if taken == len(great_powers):
         now = utcnow()
         phase = start(ctx.session, game, now)
         # Every player is told, not only this one: power, position, house rules, first deadline.
         queue_start(ctx.session, game, gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game), now=now)
         ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
     else:
-        ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(variant.great_powers)} powers taken)")
+        ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(great_powers)} powers taken)")

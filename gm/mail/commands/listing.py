@@ -25,9 +25,9 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         if phase is not None:
             lines.append(f"phase: {phase.row.label}")
         lines += [f"  {p}: {'taken' if p in taken else 'open'}" for p in variant.great_powers]
-        ctx.sections.append((f"Game {game.name}", "\n".join(lines)))
+        ctx.add_section(f"Game {game.name}", "\n".join(lines))
     else:
         games = ctx.session.scalars(select(Game).order_by(Game.name)).all()
         text = "\n".join(f"{g.name}: {variant_of(g).title}, {g.status}" for g in games) or "no games yet"
-        ctx.sections.append(("Games", text))
+        ctx.add_section("Games", text)
     ctx.accept(line, "see below")

@@ -1,35 +1,57 @@
 """MAP [phase]: the map of your game as it stands, or of a past phase with its orders and their
-results, attached to the reply."""
-from __future__ import annotations
+results, attached to the reply.
 
-import base64
+Drawing a map is the dearest thing a line can ask for, so the intake draws none: it checks that
+the map can be made and names it in the reply (game_mail.map_attachment), and the outbox sender
+draws it as it sends the reply. A mail gets one map for each phase (and colours) it asks for, and
+at most MAPS_PER_MAIL of them."""
+from __future__ import annotations
 
 from gm.games import variant_of
 from gm.lifecycle.phase_names import read_phase
 from gm.mail.commands import Context
-from gm.mail.game_mail import reader_palette, stored_map
+from gm.mail.game_mail import map_attachment, map_kind, map_palette, map_phase, reader_palette
+from gm.store.models import Game
 
 NAME = "MAP"
 USAGE = "MAP [phase]   (e.g. MAP, MAP Spring 1901, MAP F1901M)"
 HELP = "the map of the position now, or of a past phase with its orders and results, attached to the reply"
+MAPS_PER_MAIL = 3  # maps one mail may ask for: each costs the sender tens of milliseconds to draw
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.signed_on(line):
         return
     game = ctx.game
+    variant = variant_of(game)
     phase = None
     if args:
-        phase = read_phase(variant_of(game), " ".join(args))
+        phase = read_phase(variant, " ".join(args))
         if phase is None:
             ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
             return
-    try:
-        png, label = stored_map(ctx.session, game, phase, reader_palette(game, ctx.player))
-    except ValueError as e:
-        ctx.reject(line, str(e))
-        return
-    name = f"{game.name}-{label.lower().replace(',', '').replace(' ', '-')}.png"
-    ctx.attachments.append({"filename": name, "content_type": "image/png",
-                            "data": base64.b64encode(png).decode("ascii")})
+    palette = reader_palette(game, ctx.player)
+    current = ctx.phase()
+    # Without a phase, the one under way as the mail is read: the map sent is of that position,
+    # even if the phase has ended by the time the reply goes out.
+    label = variant.phase_label(phase) if phase is not None else current.row.label if current is not None else None
+    maps = [a for a in ctx.attachments_for(ctx.line_owner or "") if "map" in a]  # in this power's answer
+    name = _filename(game, label, palette) if label is not None else None
+    if name is None or not any(a["filename"] == name for a in maps):  # not asked for before in this mail
+        if len(maps) >= MAPS_PER_MAIL:
+            ctx.reject(line, f"at most {MAPS_PER_MAIL} maps a mail: ask for the others in another mail")
+            return
+        try:
+            row = map_phase(ctx.session, game, phase)
+        except ValueError as e:
+            ctx.reject(line, str(e))
+            return
+        label, name = row.label, _filename(game, row.label, palette)
+        ctx.attach(map_attachment(row, map_kind(row), palette, name))
     ctx.accept(line, f"{label}: the map is attached ({name})")
+
+
+def _filename(game: Game, label: str, palette: str) -> str:
+    """'g1-fall-1901-movement.png'; in colours other than the game's, named after them too."""
+    colours = "" if palette == map_palette(game) else f"-{palette}"
+    return f"{game.name}-{label.lower().replace(',', '').replace(' ', '-')}{colours}.png"

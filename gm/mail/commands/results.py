@@ -45,5 +45,5 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     text = results_text(game, variant, row.results_json, viewer=power, gm=False, before=position(row))
     if text.startswith(ACK_MARKER):  # the acknowledgement it goes in has its own
         text = text[len(ACK_MARKER):].lstrip("\n")
-    ctx.sections.append((f"Results of {row.label} in {game.name}", text))
+    ctx.add_section(f"Results of {row.label} in {game.name}", text)
     ctx.accept(line, f"{row.label}: see below")

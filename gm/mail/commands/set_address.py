@@ -1,17 +1,20 @@
-"""SET ADDRESS <address>: where the judge sends your power's mail from now on."""
+"""SET ADDRESS <address>: where the judge sends your power's mail from now on, once the new address
+confirms it with the code mailed to it (see gm.mail.confirm): a player cannot send the judge's
+mail, with their text in it, to an address that never asked for it."""
 from __future__ import annotations
 
 from email.utils import parseaddr
 
 from email_validator import EmailNotValidError, validate_email
 
+from gm.mail import confirm
 from gm.mail.commands import Context
 from gm.mail.reply import render_notice
-from gm.store.models import AuditEntry
+from gm.store.models import Confirmation, Game, Player
 
 NAME = "SET ADDRESS"
 USAGE = "SET ADDRESS <mail address>"
-HELP = "change the address results are sent to (after SIGNON)"
+HELP = "change the address results are sent to (after SIGNON; a code comes to the new address to confirm it)"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -23,15 +26,38 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     except EmailNotValidError as e:
         ctx.reject(line, f"{written or ' '.join(args)!r} is not a mail address ({e}); usage: {USAGE}")
         return
-    old = ctx.player.email
-    if address == old:
-        ctx.accept(line, f"mail for {ctx.player.power} goes to {address} already")
+    player, game = ctx.player, ctx.game
+    if address == player.email:
+        ctx.accept(line, f"mail for {player.power} goes to {address} already")
         return
-    ctx.player.email = address
-    ctx.session.add(AuditEntry(game_id=ctx.player.game_id, actor=ctx.message.sender, action="set address",
-                               detail={"power": ctx.player.power, "from": old, "to": address}))
-    ctx.changed = True
-    ctx.accept(line, f"mail for {ctx.player.power} now goes to {address} (it went to {old})")
+    why = confirm.address_refusal(ctx.session, player)
+    if why is not None:
+        ctx.reject(line, why)
+        return
+    confirm.request(ctx, confirm.ADDRESS, address, subject=f"gm: confirm the address of {player.power} in {game.name}",
+                    template="confirm_address", values={"game": game.name, "power": player.power}, player=player)
+    ctx.accept(line, f"a code to confirm it was mailed to {address}: mail for {player.power} moves there once "
+                     f"the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours); "
+                     f"until then it goes to {player.email}")
+
+
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+    """CONFIRM of a new address: the player's mail goes there from now on, if they still play."""
+    player = ctx.session.get(Player, confirmation.player_id)
+    if player is None or player.left_at is not None:
+        ctx.refuse_sign_on(shown, "the player who asked for this address plays no more")
+        return False
+    game = ctx.session.get(Game, player.game_id)
+    assert game is not None
+    old, address = player.email, confirmation.address
+    ctx.sign_on(player, game)
+    if address == old:
+        ctx.accept(shown, f"mail for {player.power} goes to {address} already")
+        return True
+    player.email = address
+    ctx.audit("set address", {"power": player.power, "from": old, "to": address})
+    ctx.accept(shown, f"mail for {player.power} in {game.name} now goes to {address} (it went to {old})")
     # The old address hears of it: if the change was not its player's doing, they know at once.
-    ctx.notify(old, f"{ctx.game.name}: mail for {ctx.player.power} now goes elsewhere",
-               render_notice("address_changed", power=ctx.player.power, game=ctx.game.name, new=address))
+    ctx.notify(old, f"{game.name}: mail for {player.power} now goes elsewhere",
+               render_notice("address_changed", power=player.power, game=game.name, new=address))
+    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 from gm.engine.parse import resolve_power
 from gm.games import active_masters, variant_of
 from gm.mail.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
-from gm.mail.commands import NO_SUCH_GAME, Context, masked
+from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
 from gm.mail.dkim import refusal as dkim_refusal
 from gm.store.models import Game
 
@@ -14,11 +14,13 @@ USAGE = ("SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game
 HELP = "sign on to a game as a power (or as its GM); the lines after it act for that power"
 TAKES_PASSWORD = True
 NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.dkim)
+NOBODY = "(nobody)"  # the owner of lines no address is shown (a wrong GM password from a stranger)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     # Whatever this line signs on to, the lines after it must not act for an earlier sign-on.
     ctx.player = ctx.game = None
+    ctx.line_owner = None
     shown = masked(line)
     if len(args) < 2:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
@@ -44,17 +46,43 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if not _may_check_password(ctx, game, shown):
         return
     player = ctx.lookups.player(game, power)
-    hashes = [player.password_hash] if player is not None else []
-    found, why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, power, hashes,
-                                password)
+    owner = player.email if player is not None else None
+    found = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game.id, power,
+                           [player.password_hash] if player is not None else [], password)
     if found is None or player is None:
-        ctx.refuse_sign_on(shown, why or f"wrong password for {power} in {game.name}")
+        _refused(ctx, shown, f"{power} in {game.name}", owner, f"wrong password for {power} in {game.name}")
         return
     ctx.sign_on(player, game)
-    ctx.accept(shown, f"signed on as {power} in {game.name}")
+    _signed_on(ctx, shown, f"{power} in {game.name}", owner, f"signed on as {power} in {game.name}")
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
     if warning:
-        ctx.sections.append(("Warning", warning))
+        ctx.private_sections.append((player.email, "Warning", warning))
+
+
+def _refused(ctx: Context, shown: str, target: str, owner: str | None, why: str) -> None:
+    """A wrong password for `target`, whose answers go to `owner`: said to the owner's own
+    address; any other sender is told what it would be told of the right password."""
+    ctx.line_owner = owner
+    if owner is None or owner == ctx.message.sender:
+        ctx.refuse_sign_on(shown, why)
+    else:
+        _answered_elsewhere(ctx, LineResult(shown, False, why, owner), target)
+
+
+def _signed_on(ctx: Context, shown: str, target: str, owner: str, done: str) -> None:
+    ctx.line_owner = owner
+    if owner == ctx.message.sender:
+        ctx.accept(shown, done)
+    else:
+        _answered_elsewhere(ctx, LineResult(shown, True, f"{done} (from {ctx.message.sender})", owner), target)
+
+
+def _answered_elsewhere(ctx: Context, result: LineResult, target: str) -> None:
+    """A sign-on from an address that is not its owner's: the owner's answer says what became of
+    it; the sender, and any other address the mail is answered at, only where the answer went."""
+    result.elsewhere = f"answered at the address registered for {target}"
+    ctx.results.append(result)
+    ctx.elsewhere.append(target)
 
 
 def _power_by_letter(game, code: str) -> str | None:  # type: ignore[no-untyped-def]
@@ -72,14 +100,16 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
     if not _may_check_password(ctx, game, shown):
         return
     masters = [m for m in active_masters(ctx.session, game) if m.password_hash]
-    found, why = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game, MASTER,
-                                [m.password_hash or "" for m in masters], password)
+    target = f"the GM of {game.name}"
+    found = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game.id, MASTER,
+                           [m.password_hash or "" for m in masters], password)
     if found is None:
-        ctx.refuse_sign_on(shown, why or f"wrong password for the GM in {game.name}")
+        # The GMs' answers go to their own addresses: a sender that is none of them learns nothing.
+        own = ctx.message.sender if any(m.email == ctx.message.sender for m in masters) else NOBODY
+        _refused(ctx, shown, target, own if masters else None, f"wrong password for the GM in {game.name}")
         return
     ctx.sign_on_master(masters[found], game)
-    ctx.accept(shown, f"signed on as GM of {game.name}")
-
+    _signed_on(ctx, shown, target, masters[found].email, f"signed on as GM of {game.name}")
 
 def _may_check_password(ctx: Context, game: Game, shown: str) -> bool:
     """Whether a sign-on's password is to be checked (and counted); False (the sign-on refused)

@@ -23,5 +23,5 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         units = ", ".join(sorted(str(u) for u in state.units_of(power))) or "-"
         centres = state.centres_of(power)
         lines.append(f"  {power}: {units}; {len(centres)} centres ({', '.join(centres)})")
-    ctx.sections.append((f"Summary of {ctx.game.name} ({variant.title})", "\n".join(lines)))
+    ctx.add_section(f"Summary of {ctx.game.name} ({variant.title})", "\n".join(lines))
     ctx.accept(line, "see below")

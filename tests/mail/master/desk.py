@@ -3,6 +3,7 @@ any of them, and what the judge mailed back (see the tests beside this file)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -14,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import add_master, create_game, current_phase, find_game
 from gm.lifecycle import phases
+from gm.mail.confirm import code_in_subject
 from gm.mail.ingest import IngestOutcome, ingest
 from gm.store.db import transaction
 from gm.store.models import AuditEntry, Game, OutboundMail, Player, utcnow
@@ -46,6 +48,25 @@ def mail(sender: str, body: str, *, date: datetime | None = None, subject: str =
     return m.as_bytes()
 
 
+def confirmation_code(sf: sessionmaker[Session], to: str) -> str:
+    """The code of the last confirmation the judge mailed to `to`, read from its subject as a
+    reply carries it."""
+    with transaction(sf) as s:
+        subject = s.scalar(select(OutboundMail.subject).where(OutboundMail.to_addr == to, OutboundMail.kind == "confirm")
+                           .order_by(OutboundMail.id.desc()).limit(1))
+    code = code_in_subject(subject or "")
+    assert code is not None, f"no confirmation code was mailed to {to}"
+    return code
+
+
+def join(sf: sessionmaker[Session], send: Callable[[str, str], IngestOutcome], sender: str, game: str, power: str,
+         password: str) -> IngestOutcome:
+    """Take a power as a player does: JOIN by mail (`send(sender, body)`), then CONFIRM with the code
+    mailed back. The CONFIRM's outcome: it signs on as the power."""
+    send(sender, f"JOIN {game} {power} {password}")
+    return send(sender, f"CONFIRM {confirmation_code(sf, sender)}")
+
+
 class Desk:
     """One game on a judge, its players (password 'pw', address <power>@players.example) and its
     GM (MASTER, password 'gm-pw')."""
@@ -57,6 +78,10 @@ class Desk:
 
     def send(self, sender: str, body: str, **kwargs: Any) -> IngestOutcome:
         return ingest(self.sf, mail(sender, body, **kwargs), gm_address=JUDGE, verifier=self.verifier)
+
+    def join(self, sender: str, power: str, password: str = "pw") -> IngestOutcome:
+        """JOIN this game and CONFIRM (see join)."""
+        return join(self.sf, self.send, sender, self.game, power, password)
 
     def master(self, body: str, *, password: str = "gm-pw", sender: str = MASTER) -> str:
         """Mail GM command lines after SIGNON MASTER; the acknowledgement (to MASTER)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from desk import JUDGE, MASTER, STANDARD, Desk, address, mail, new_game
+from desk import JUDGE, MASTER, STANDARD, Desk, address, confirmation_code, mail, new_game
 
 from gm.games import current_phase, find_game, masters
 from gm.lifecycle.house_rules import OPTION_KEY
@@ -247,29 +247,54 @@ def create(session_factory: sessionmaker[Session], sender: str, body: str) -> tu
     return desk, out
 
 
-def test_create_by_a_trusted_address_makes_a_game_with_the_sender_as_its_gm(
+def test_create_by_a_trusted_address_makes_a_game_with_the_sender_as_its_gm_once_confirmed(
         session_factory: sessionmaker[Session]) -> None:
-    desk, out = create(session_factory, TRUSTED, "CREATE New1 ambition s3cret\nSET GRACE 2h\nPAUSE")
+    desk, asked = create(session_factory, TRUSTED, "CREATE New1 ambition s3cret\nSET GRACE 2h\nPAUSE")
+    with transaction(session_factory) as s:
+        assert s.scalars(select(Game)).all() == []  # nothing until the code comes back
+    (code_mail,) = desk.mails(to=TRUSTED)
+    assert code_mail.kind == "confirm" and code_mail.subject.startswith("gm: confirm CREATE new1 ambition (CONFIRM ")
+    assert "make the game new1 (Ambition & Empire" in code_mail.body_text
+    assert "s3cret" not in code_mail.body_text and "GRACE" not in code_mail.body_text
+    # The code comes back: the game is made, and the lines after CONFIRM are the new GM's commands.
+    desk, out = create(session_factory, TRUSTED, f"CONFIRM {confirmation_code(session_factory, TRUSTED)}\n"
+                                                 "SET GRACE 2h\nPAUSE")
     ack = desk.ack(out, TRUSTED)
-    inbound = out.inbound_id
-    assert "accepted  CREATE New1 ambition ********\n            = game new1 (ambition) is forming, with you as " \
+    assert "accepted  CONFIRM ********\n            = game new1 (ambition) is forming, with you as " \
            "its GM: players send 'JOIN new1 <power> <password>' to gm@judge.example" in ack
     assert "accepted  SET GRACE 2h" in ack  # a GM command: the mail is signed on as the new GM
     assert "REJECTED  PAUSE\n            : new1 is forming, not under way" in ack
-    assert "s3cret" not in ack
     with transaction(session_factory) as s:
         game = find_game(s, "new1")
         assert game is not None and (game.variant, game.status) == ("ambition", "forming")
         assert masters(s, game) == [TRUSTED]
         master = s.scalars(select(Master).where(Master.game_id == game.id)).one()
         assert master.password_hash and check_password(master.password_hash, "s3cret")
-        assert b"s3cret" not in s.get(InboundMail, inbound).raw  # type: ignore[union-attr]
+        assert b"s3cret" not in s.get(InboundMail, asked.inbound_id).raw  # type: ignore[union-attr]
     (entry,) = desk.audit("create")
-    assert entry.actor == TRUSTED and entry.inbound_id == inbound and entry.detail == {"variant": "ambition"}
+    assert entry.actor == TRUSTED and entry.inbound_id == out.inbound_id and entry.detail == {"variant": "ambition"}
     # The GM signs on with that password, from whatever address: the ack goes to theirs.
     out = ingest(session_factory, mail("other@x.example", "SIGNON MASTER new1 s3cret\nSET NMR wait"),
                  gm_address=JUDGE, verifier=desk.verifier)
     assert "accepted  SET NMR wait" in desk.ack(out, TRUSTED)
+
+
+def test_a_create_is_made_only_if_it_still_may_be_when_confirmed(session_factory: sessionmaker[Session]) -> None:
+    """The first of two CREATEs of one name confirmed makes the game; the other is refused then. A
+    code is refused too once the judge no longer trusts its address."""
+    create(session_factory, TRUSTED, "CREATE new1 standard pw1")
+    first = confirmation_code(session_factory, TRUSTED)
+    create(session_factory, TRUSTED, "CREATE new1 classical pw2")
+    second = confirmation_code(session_factory, TRUSTED)
+    create(session_factory, TRUSTED, f"CONFIRM {first}")
+    desk, _ = create(session_factory, TRUSTED, f"CONFIRM {second}")
+    assert "there is already a game called new1" in desk.mails(to=TRUSTED)[-1].body_text
+    create(session_factory, TRUSTED, "CREATE new2 standard pw3")
+    out = ingest(session_factory, mail(TRUSTED, f"CONFIRM {confirmation_code(session_factory, TRUSTED)}"),
+                 gm_address=JUDGE, verifier=desk.verifier)  # trusted_masters is empty now
+    assert out.replies == 1 and "this address may not create games" in desk.mails(to=TRUSTED)[-1].body_text
+    with transaction(session_factory) as s:
+        assert [(g.name, g.variant) for g in s.scalars(select(Game))] == [("new1", "standard")]
 
 
 def test_create_is_refused_to_an_address_the_judge_does_not_trust(session_factory: sessionmaker[Session]) -> None:
@@ -284,18 +309,22 @@ def test_create_is_refused_to_an_address_the_judge_does_not_trust(session_factor
 
 def test_create_refusals_from_a_trusted_address(session_factory: sessionmaker[Session]) -> None:
     new_game(session_factory, "taken", start=False)
+    # Told in the judge's own words: the From line may be forged, and the name and variant are its text.
+    desk, _ = create(session_factory, TRUSTED, "CREATE visit-https-spam-example standard-but-not pw1")
+    told = desk.mails(to=TRUSTED)[-1].body_text
+    assert "there is no such variant; the variants are " in told and "spam" not in told
     desk, _ = create(session_factory, TRUSTED, "CREATE taken standard pw1")
-    assert "there is already a game called taken" in desk.mails(to=TRUSTED)[-1].body_text
-    desk, _ = create(session_factory, TRUSTED, "CREATE other chess pw1")
-    assert "unknown variant 'chess'" in desk.mails(to=TRUSTED)[-1].body_text
+    assert "there is already a game of that name" in desk.mails(to=TRUSTED)[-1].body_text
     desk, _ = create(session_factory, TRUSTED, "CREATE other standard")
     assert "usage: CREATE <game> <variant> <password>" in desk.mails(to=TRUSTED)[-1].body_text
     with transaction(session_factory) as s:
         assert [g.name for g in s.scalars(select(Game))] == ["taken"]
 
 
-def test_a_create_password_is_hashed_before_the_mails_transaction() -> None:
-    raw = mail(TRUSTED, "CREATE new1 standard s3cret")
-    message = read_message(raw)
-    (hashes,) = _prehash([Fetched(None, raw)], [message], [command_lines(message.text)], 1_000_000)
-    assert list(hashes) == ["s3cret"] and check_password(hashes["s3cret"], "s3cret")
+def test_a_create_password_is_hashed_before_the_mails_transaction(session_factory: sessionmaker[Session]) -> None:
+    raws = [mail(TRUSTED, "CREATE new1 standard s3cret"), mail("stranger@x.example", "CREATE new2 standard s3cret")]
+    messages = [read_message(raw) for raw in raws]
+    hashes = _prehash(session_factory, [Fetched(None, raw) for raw in raws], messages,
+                      [command_lines(m.text) for m in messages], 1_000_000, frozenset([TRUSTED]))
+    assert list(hashes[0]) == ["s3cret"] and check_password(hashes[0]["s3cret"], "s3cret")
+    assert hashes[1] == {}  # an address the judge does not trust costs no hash

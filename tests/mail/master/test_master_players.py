@@ -81,7 +81,8 @@ def test_replace_gives_a_power_a_new_player_whose_password_goes_to_the_new_addre
     ack = desk.ack(out, NEW)
     assert "accepted  A Mar - Spa" in ack and "A PAR - BUR" in ack
     out = desk.send(address("France"), "SIGNON France g1 pw\nA Bre H")
-    assert "wrong password for France in g1" in desk.mails(to=address("France"))[-1].body_text
+    told = desk.mails(to=address("France"))[-1].body_text  # no longer France's address: told where answers go
+    assert "Your mail signed on as:\n  France in g1" in told and "A Bre" not in told
 
 
 def test_replace_refusals_change_nothing(session_factory: sessionmaker[Session]) -> None:
@@ -140,7 +141,7 @@ def test_eject_in_a_forming_game_opens_the_power_to_join(session_factory: sessio
     desk = new_game(session_factory, powers=["France", "Italy"], start=False)
     ack = desk.master("EJECT Italy")
     assert "accepted  EJECT Italy" in ack
-    out = desk.send("someone@new.example", "JOIN g1 Italy secret")
+    out = desk.join("someone@new.example", "Italy", "secret")
     assert "you play Italy in g1" in desk.ack(out, "someone@new.example")
 
 

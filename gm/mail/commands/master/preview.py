@@ -41,6 +41,6 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     queue_preview(session, game, subject, text, gm_address=ctx.gm_address, now=now)
     ctx.audit("preview", {"phase": label})
     if ctx.message.sender == OPERATOR:  # on the command line: shown there too
-        ctx.sections.append((f"Preview of {label} in {game.name} (nothing kept)", text))
+        ctx.add_section(f"Preview of {label} in {game.name} (nothing kept)", text)
     where = f"mailed to {', '.join(to)} only" if to else "mailed to nobody (the game has no GM address)"
     ctx.accept(line, f"the would-be results of {label} are {where}; nothing was kept: the game is still in {label}")

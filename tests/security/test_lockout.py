@@ -1,0 +1,116 @@
+"""Guessing passwords: the right password always works, whatever strangers sent before it, after a
+restart as before; a guesser learns nothing from the answers; and a guess of no game costs no hash."""
+from __future__ import annotations
+
+import itertools
+
+from sqlalchemy import func, select
+
+from desk import JUDGE, MASTER, Desk, address, mail
+from gm.mail import ingest as ingest_module
+from gm.mail.ingest import Fetched, ingest_batch
+from gm.mail.message import ACK_MARKER
+from gm.store.db import transaction
+from gm.store.models import AuthFailure, OrderRecord
+from gm.store.passwords import PasswordVerifier
+
+_uids = itertools.count(1)
+
+
+def flood(desk: Desk, bodies: list[tuple[str, str]], batch: int = 100) -> None:
+    """Mails (sender, body) taken in as the IMAP watcher takes a burst: in batches."""
+    for start in range(0, len(bodies), batch):
+        mails = [Fetched(next(_uids), mail(sender, body)) for sender, body in bodies[start:start + batch]]
+        for outcome in ingest_batch(desk.sf, mails, gm_address=JUDGE, uidvalidity=1, verifier=desk.verifier):
+            assert not outcome.failed, outcome
+
+
+def orders(desk: Desk, power: str) -> list[str]:
+    with transaction(desk.sf) as s:
+        return list(s.scalars(select(OrderRecord.canonical).where(OrderRecord.power == power,
+                                                                  OrderRecord.current.is_(True))))
+
+
+def test_the_gm_is_never_locked_out_by_guesses_from_rotating_addresses(desk: Desk) -> None:
+    flood(desk, [(f"guess{i}@evil.example", f"SIGNON MASTER g1 guess{i}") for i in range(120)])
+    ack = desk.master("PAUSE")  # from the GM's own address
+    assert "signed on as GM of g1" in ack and "accepted  PAUSE" in ack
+    out = desk.send("gm-on-holiday@elsewhere.example", "SIGNON MASTER g1 gm-pw\nRESUME")  # from anywhere
+    assert "accepted  RESUME" in desk.ack(out, MASTER)
+
+
+def test_a_power_is_never_locked_out_by_guesses_even_from_its_own_address(desk: Desk) -> None:
+    flood(desk, [(address("France") if i % 2 else f"x{i}@evil.example", f"SIGNON France g1 guess{i}")
+                 for i in range(150)])
+    ack = desk.player("France", "A Par - Bur")
+    assert "accepted  A Par - Bur" in ack
+    assert "warning: 150 wrong passwords for France were sent to the judge" in ack  # the owner hears of it
+
+
+def test_hundreds_of_guesses_in_all_stop_no_sign_on_on_the_judge(desk: Desk) -> None:
+    powers = ["Austria", "England", "Germany", "Italy", "Russia", "Turkey"]
+    flood(desk, [(f"bot{i}@evil.example", f"SIGNON {powers[i % 6]} g1 guess{i}\nSIGNON MASTER g1 guess{i}")
+                 for i in range(400)])
+    with transaction(desk.sf) as s:
+        assert s.scalar(select(func.count()).select_from(AuthFailure)) == 800
+    assert "accepted  A Par - Bur" in desk.player("France", "A Par - Bur")
+    assert "accepted  A Vie - Gal" in desk.player("Austria", "A Vie - Gal")
+
+
+def test_the_answer_is_the_same_after_a_restart(desk: Desk) -> None:
+    """What the judge answers does not depend on what this process has seen: a judge just started
+    (a new password memory) takes the right password past the same guesses."""
+    desk.player("France", "A Par - Bur")  # this process has seen France's password
+    flood(desk, [(f"g{i}@evil.example", f"SIGNON France g1 guess{i}") for i in range(60)])
+    desk.verifier = PasswordVerifier()  # a restart
+    assert "accepted  A Par - Pic" in desk.player("France", "A Par - Pic")
+    assert orders(desk, "France") == ["A PAR - PIC"]
+
+
+def _notice(desk: Desk, sender: str, body: str) -> str:
+    """The one mail a sender got for `body`, its Message-ID lines left out."""
+    out = desk.send(sender, body)
+    rows = [m for m in desk.mails(to=sender) if m.inbound_id == out.inbound_id]
+    assert len(rows) == 1, rows
+    return rows[0].body_text
+
+
+def test_a_guesser_from_another_address_is_told_the_same_for_a_right_and_a_wrong_password(desk: Desk) -> None:
+    wrong = _notice(desk, "eve1@evil.example", "SIGNON France g1 guess\nA Par - Bur")
+    right = _notice(desk, "eve2@evil.example", "SIGNON France g1 pw\nA Par - Pic")
+    assert wrong == right
+    assert wrong.startswith(ACK_MARKER) and "A Par - " not in wrong and "guess" not in wrong
+    assert orders(desk, "France") == ["A PAR - PIC"]  # the right one was carried out, answered at France's address
+    assert "accepted  A Par - Pic" in desk.mails(to=address("France"))[-1].body_text
+
+
+def test_a_player_guessing_a_rivals_password_learns_nothing_from_their_own_answer(desk: Desk) -> None:
+    """France signs on, then tries England's password: France's acknowledgement reads the same
+    whether it was right or wrong (England's own answer, at England's address, says what was done)."""
+    for i in range(3):  # wrong guesses first: England has failures to be warned of
+        desk.send(address("France"), f"SIGNON England g1 guess{i}")
+    answers, files = [], []
+    for password in ("guess", "pw"):
+        out = desk.send(address("France"), f"SIGNON France g1 pw\nA Par - Bur\nSIGNON England g1 {password}\n"
+                                           "F Lon - Nth\nSUMMARY\nMAP")
+        answers.append(desk.ack(out, address("France")))
+        (row,) = [m for m in desk.mails(to=address("France"), kind="ack") if m.inbound_id == out.inbound_id]
+        files.append(row.attachments)
+    assert answers[0] == answers[1] and files == [None, None]
+    assert "answered at the address registered for England in g1" in answers[0]
+    assert "F Lon" not in answers[0] and "Summary" not in answers[0] and "attached" not in answers[0]
+    assert orders(desk, "England") == ["F LON - NTH"]
+    england = desk.mails(to=address("England"))[-1].body_text
+    assert "signed on as England in g1 (from france@players.example)" in england
+    assert "warning: 4 wrong passwords for England" in england
+
+
+def test_a_join_of_no_game_costs_no_password_hash(desk: Desk, forming: Desk) -> None:
+    raws = [mail(f"s{i}@evil.example", body) for i, body in enumerate([
+        "JOIN nosuchgame France pw", "JOIN g1 France pw",  # no game; a game under way
+        "JOIN g2 France", "JOIN", "JOIN g2 France pw"])]  # too short; too short; a forming game
+    from gm.mail.message import command_lines, read_message
+    messages = [read_message(raw) for raw in raws]
+    hashed = ingest_module._prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
+                                    [command_lines(m.text) for m in messages], 1_000_000, frozenset())
+    assert [bool(h) for h in hashed] == [False, False, False, False, True]
