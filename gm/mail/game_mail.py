@@ -386,26 +386,50 @@ def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None,
     """The attachments of an outbox row as sent: a map named by its phase and kind is drawn now,
     once for all the rows that name it while it is in `drawn` (the same picture for each: maps
     hold no secret). A picture that cannot be drawn is left out, logged."""
+    drawn = {} if drawn is None else drawn
+    return draw_planned(plan_attachments(session, attachments, drawn), drawn)
+
+
+def plan_attachments(session: Session, attachments: list[dict[str, Any]] | None, drawn: DrawnMaps
+                     ) -> list[dict[str, Any]] | None:
+    """What draw_attachments reads in `session`: each map an attachment names, as the picture
+    drawn before (in `drawn`) or as what to draw it from. draw_planned draws them after the
+    session's transaction: on SQLite a transaction holds the whole database, and drawing takes
+    tens of milliseconds a map."""
     if not attachments or not any("map" in a for a in attachments):
         return attachments
-    if drawn is None:
-        drawn = {}
     out = []
     for attachment in attachments:
         spec = attachment.get("map")
         if spec is None:
             out.append(attachment)
             continue
-        data = _draw_stored(session, spec, drawn)
-        if data is not None:
-            out.append({k: v for k, v in attachment.items() if k != "map"} | {"data": data})
+        plan = _plan_stored(session, spec, drawn)
+        if plan is not None:
+            out.append({k: v for k, v in attachment.items() if k != "map"} | plan)
     return out
 
 
-def _draw_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> str | None:
-    """The picture an attachment names (see map_attachment), base64: from `drawn` if it holds it,
-    else drawn and kept there. None when it cannot be drawn: its phase is gone, or is another now
-    (a GM rolled the game back after the mail was queued)."""
+def draw_planned(attachments: list[dict[str, Any]] | None, drawn: DrawnMaps) -> list[dict[str, Any]] | None:
+    """The attachments plan_attachments planned, each map drawn (once for all that name it)."""
+    if not attachments or not any("drawing" in a for a in attachments):
+        return attachments
+    out = []
+    for attachment in attachments:
+        plan = attachment.get("drawing")
+        if plan is None:
+            out.append(attachment)
+            continue
+        data = _draw(drawn, *plan)
+        if data is not None:
+            out.append({k: v for k, v in attachment.items() if k != "drawing"} | {"data": data})
+    return out
+
+
+def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> dict[str, Any] | None:
+    """{'data': the picture} when `drawn` holds it, {'drawing': what to draw it from} else; None
+    when it cannot be drawn: its phase is gone, or is another now (a GM rolled the game back
+    after the mail was queued)."""
     phase_id = int(spec["phase"])
     row = session.get(GamePhase, phase_id)
     opened = spec.get("opened")
@@ -422,8 +446,14 @@ def _draw_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> st
     key = (variant.name, game.name, kind, palette, hashlib.sha256(source.encode()).hexdigest())
     if key in drawn:
         drawn[key] = drawn.pop(key)  # used last: dropped last
+        return None if drawn[key] is None else {"data": drawn[key]}
+    return {"drawing": (key, variant, _stored_scene(game, variant, row, results=results), palette)}
+
+
+def _draw(drawn: DrawnMaps, key: tuple[Any, ...], variant: Variant, scene: Scene, palette: str) -> str | None:
+    """The picture, base64, drawn and kept in `drawn` (or found there: drawn for an earlier row)."""
+    if key in drawn:
         return drawn[key]
-    scene = _stored_scene(game, variant, row, results=results)
     try:
         data: str | None = base64.b64encode(draw_scene(variant, scene, palette)).decode("ascii")
     except Exception:  # the mail goes without the picture rather than not at all

@@ -11,13 +11,13 @@ safety net), else it polls. A lost connection is re-made with capped exponential
 that ingest reports failed stays unseen and is retried later, also with back-off, while the other
 mail goes on; ingest is told how often it failed, and records it as failed in the end.
 
-A backlog is taken a few batches a round, players first: given `registered` (which addresses are a
-player's or a GM's now), the watcher reads each unseen mail's From line with its size, and takes
-the mail of registered addresses before the rest, each address's mail in turn with the others'
-(one mail of each sender, then the second of each, ...). Between rounds it searches again, so
-that a player's mail that arrives behind a flood of strangers' mail waits for a round at most, not
-for the flood. A From line proves nothing, so this decides only what is read first: every mail is
-read in the end, and nothing else depends on it.
+Players first: given `registered` (which addresses are a player's or a GM's now), the watcher
+reads each unseen mail's From line with its size, and takes one batch a round: the mail of
+registered addresses if there is any, else a small batch (STRANGERS_BATCH) of the others', each
+address's mail in turn with the others' (one mail of each sender, then the second of each, ...).
+Between rounds it searches again, so that a player's mail that arrives behind a flood of
+strangers' mail waits for one small batch, not for the flood. A From line proves nothing, so this
+decides only what is read first: every mail is read in the end, and nothing else depends on it.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ BATCH_BYTES = 10_000_000  # and bytes (a single larger mail goes alone)
 # each line: a FETCH of many mail at once would exceed Python's recursion limit (and take time
 # that grows with the square of its size). So no command asks about more mail than this.
 FETCH_CHUNK = 50
-ROUND_BATCHES = 2  # batches taken before the mailbox is searched again (a backlog goes players first)
+STRANGERS_BATCH = 20  # mail of unregistered addresses taken in one round of a backlog
 
 
 class _Protocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -343,12 +343,16 @@ class _Session:
         known = await self._sizes(client, uidvalidity, due)
         sizes = {uid: size for uid, (size, _) in known.items()}
         order = [uid for uid in due if uid in sizes]
-        batches = _batches(await self._players_first(order, known), sizes, self.w.max_size)
-        if not batches:  # all expunged meanwhile
-            return
-        if self.w.registered is not None and len(batches) > ROUND_BATCHES:
-            batches = batches[:ROUND_BATCHES]
+        players, others = await self._players_first(order, known)
+        if players is None:  # no backlog, or nobody to put first: in UID order
+            batches = _batches(order, sizes, self.w.max_size)
+        else:
+            # A round is one batch: the players' mail alone, else a small batch of the others', so
+            # that a player's mail arriving meanwhile waits for little.
+            batches = _batches(players, sizes, self.w.max_size)[:1] or [others[:STRANGERS_BATCH]]
             self.announced = True  # more is waiting: search again, without waiting for news
+        if not batches or not batches[0]:  # all expunged meanwhile
+            return
         # While ingest works on one batch (in a thread), the next is fetched: the IMAP server's
         # work and the round trips overlap the judge's. Commands on the connection stay one at a time.
         mails = await self._fetch_batch(client, uidvalidity, batches[0], sizes)
@@ -361,17 +365,19 @@ class _Session:
                 outcomes = await ingesting
             await self._flag_seen(client, uidvalidity, outcomes)
 
-    async def _players_first(self, uids: list[int], known: dict[int, tuple[int, str]]) -> list[int]:
-        """`uids` in the order to read them (see the module's docstring)."""
-        if self.w.registered is None or len(uids) <= BATCH_MAILS:
-            return uids
+    async def _players_first(self, uids: list[int], known: dict[int, tuple[int, str]]
+                             ) -> tuple[list[int] | None, list[int]]:
+        """`uids` as the mail of registered addresses and the others', each in the order to read
+        them (see the module's docstring); (None, uids) when there is nothing to order."""
+        if self.w.registered is None or len(uids) <= 1:
+            return None, uids
         try:
             registered = await asyncio.to_thread(self.w.registered)
         except Exception as e:  # the database is away: ingest will say so; read in UID order
             log.warning("who is registered: %s: %s", type(e).__name__, e)
-            return uids
-        return _in_turn([uid for uid in uids if known[uid][1] in registered], known) + _in_turn(
-            [uid for uid in uids if known[uid][1] not in registered], known)
+            return None, uids
+        return (_in_turn([uid for uid in uids if known[uid][1] in registered], known),
+                _in_turn([uid for uid in uids if known[uid][1] not in registered], known))
 
     async def _sizes(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int]) -> dict[int, tuple[int, str]]:
         """UID -> (size in bytes, sender), for those of `uids` still in the mailbox; the sender

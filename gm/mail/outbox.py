@@ -20,7 +20,7 @@ import logging
 import re
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 import email.policy
 from email import encoders
@@ -34,7 +34,7 @@ from email.utils import format_datetime
 from typing import Any
 
 import aiosmtplib
-from sqlalchemy import bindparam, func, select, tuple_, update
+from sqlalchemy import bindparam, case, func, select, tuple_, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.mail.inbox import Backoff
@@ -43,6 +43,11 @@ from gm.store.db import transaction
 from gm.store.models import OutboundMail
 
 log = logging.getLogger(__name__)
+
+# Of the mail due, what goes first: the players' acknowledgements (a player waits for one), then
+# the game's own mail (results, press, ...), and last the notices to strangers (a flood of forged
+# mail can queue many; none of them may delay a player's answer).
+_FIRST = case((OutboundMail.kind.in_(("ack", "paused")), 0), (OutboundMail.kind.in_(("notice", "confirm")), 2), else_=1)
 
 SEND_BACKOFF = Backoff(10.0, 600.0)  # 10 s, 20 s, 40 s, ... then every 10 minutes
 
@@ -67,15 +72,17 @@ class Outgoing:
     generated: bool = False
 
     @classmethod
-    def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None
-           ) -> Outgoing:
+    def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None,
+           *, draw: bool = True) -> Outgoing:
         """The row as the sender needs it; with `session`, its maps drawn, or taken from `drawn`,
-        those drawn before (see draw_attachments)."""
+        those drawn before (see draw_attachments); without `draw`, only planned: draw them with
+        drawn() once the session's transaction is over."""
         attachments = row.attachments
         if session is not None:
-            from gm.mail.game_mail import draw_attachments  # the results mail's module, and all it imports
+            from gm.mail.game_mail import draw_attachments, plan_attachments  # the results mail's module
 
-            attachments = draw_attachments(session, attachments, drawn)
+            attachments = (draw_attachments(session, attachments, drawn) if draw else
+                           plan_attachments(session, attachments, {} if drawn is None else drawn))
         return cls(
             id=row.id,
             message_id=row.message_id,
@@ -90,6 +97,12 @@ class Outgoing:
             references=row.references,
             generated=row.game_id is not None and row.inbound_id is None,
         )
+
+    def drawn(self, drawn: dict[Any, str | None]) -> Outgoing:
+        """This mail with the maps planned by of(..., draw=False) drawn."""
+        from gm.mail.game_mail import draw_planned
+
+        return replace(self, attachments=draw_planned(self.attachments, drawn))
 
 
 class BadOutgoing(ValueError):
@@ -388,7 +401,7 @@ class OutboxSender:
     # --- the database (each in a worker thread, each its own short transaction) ----------------
 
     def _claim(self, limit: int, held: dict[int, int]) -> tuple[list[Outgoing], datetime | None]:
-        """Up to `limit` due rows (none of `held`, the rows this sender holds already, whose
+        """Up to `limit` due rows (acknowledgements first: see _FIRST) (none of `held`, the rows this sender holds already, whose
         lease is renewed), leased to this sender, and when the next row not taken falls due
         (None: no row waits)."""
         exclude = frozenset(held)
@@ -410,13 +423,13 @@ class OutboxSender:
                 rows = session.scalars(
                     select(OutboundMail)
                     .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude))
-                    .order_by(OutboundMail.next_attempt_at, OutboundMail.id)
+                    .order_by(_FIRST, OutboundMail.next_attempt_at, OutboundMail.id)
                     .limit(limit)
                     .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
                 ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
-            mails = [Outgoing.of(row, session, self.drawn_maps) for row in rows]
+            mails = [Outgoing.of(row, session, self.drawn_maps, draw=False) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})
@@ -424,7 +437,9 @@ class OutboxSender:
             )
         if due is not None and due.tzinfo is None:  # an aggregate's result skips the column type
             due = due.replace(tzinfo=UTC)
-        return mails, due
+        # The maps are drawn now, the database free: drawing inside the claim would hold an SQLite
+        # database (and with it the intake of mail) for as long as the pictures take.
+        return [mail.drawn(self.drawn_maps) for mail in mails], due
 
     def _mark_sent(self, sent: list[tuple[int, datetime]]) -> None:
         with transaction(self.session_factory) as session:
