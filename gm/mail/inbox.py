@@ -12,8 +12,8 @@ that ingest reports failed stays unseen and is retried later, also with back-off
 mail goes on; ingest is told how often it failed, and records it as failed in the end.
 
 Players first: given `registered` (which addresses are a player's or a GM's now), the watcher
-reads each unseen mail's From line with its size, and takes one batch a round: the mail of
-registered addresses if there is any, else a small batch (STRANGERS_BATCH) of the others', each
+reads each unseen mail's From line with its size, and takes one small batch a round: the mail of
+registered addresses if there is any (PLAYERS_BATCH), else the others' (STRANGERS_BATCH), each
 address's mail in turn with the others' (one mail of each sender, then the second of each, ...).
 Between rounds it searches again, so that a player's mail that arrives behind a flood of
 strangers' mail waits for one small batch, not for the flood. A From line proves nothing, so this
@@ -56,7 +56,10 @@ BATCH_BYTES = 10_000_000  # and bytes (a single larger mail goes alone)
 # each line: a FETCH of many mail at once would exceed Python's recursion limit (and take time
 # that grows with the square of its size). So no command asks about more mail than this.
 FETCH_CHUNK = 50
-STRANGERS_BATCH = 20  # mail of unregistered addresses taken in one round of a backlog
+# Mail taken in one round (one batch) while mail waits: small, so that a player's mail arriving
+# meanwhile waits for little.
+PLAYERS_BATCH = 25  # of registered addresses
+STRANGERS_BATCH = 20  # of the others
 
 
 class _Protocol(aioimaplib.IMAP4ClientProtocol):  # type: ignore[misc]
@@ -349,7 +352,8 @@ class _Session:
         else:
             # A round is one batch: the players' mail alone, else a small batch of the others', so
             # that a player's mail arriving meanwhile waits for little.
-            batches = _batches(players, sizes, self.w.max_size)[:1] or [others[:STRANGERS_BATCH]]
+            batches = (_batches(players[:PLAYERS_BATCH], sizes, self.w.max_size)[:1]
+                       or _batches(others[:STRANGERS_BATCH], sizes, self.w.max_size)[:1])
             self.announced = True  # more is waiting: search again, without waiting for news
         if not batches or not batches[0]:  # all expunged meanwhile
             return

@@ -197,9 +197,9 @@ def _prehash(
     transaction: a memory-hard hash inside it would hold the database meanwhile. Only for a line
     that passes the checks that cost nothing (a JOIN of a game that is forming, a CREATE from a
     trusted address): a stranger's JOIN of no game, or of a game whose JOINs wait for their codes
-    in numbers already, costs no hash. One a mail (the most it may
-    set), PREHASH_PER_BATCH a batch; a password set otherwise (SET PASSWORD, after its sign-on) is
-    hashed in the transaction once the mail has shown it may."""
+    in numbers already, costs no hash. One a mail (the most it may set), PREHASH_PER_BATCH a
+    batch; a password set otherwise (SET PASSWORD, after its sign-on) is hashed in the
+    transaction once the mail has shown it may."""
     out: list[dict[str, str]] = [{} for _ in mails]
     wanted: list[tuple[int, str, list[str]]] = []
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
