@@ -1,5 +1,6 @@
 """Stored mail cut to its headers once it is old: the body of a mail may carry a password, or words
-meant for one player, and nothing needs it once the mail has long been processed.
+meant for one player, and nothing needs it once the mail has long been processed. Confirmations
+(gm.mail.confirm) long expired go too: one may hold the hash of a password nobody confirmed.
 
 A mail cut to its headers is stored as ingest stores a mail too large to take: the header block
 and the blank line after it. Such a row ends at its first blank line, which is how a purge knows
@@ -12,12 +13,12 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, LargeBinary, and_, case, func, literal, or_, select, update
+from sqlalchemy import Integer, LargeBinary, and_, case, delete, func, literal, or_, select, update
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.sql.functions import FunctionElement
 
-from gm.store.models import InboundMail, utcnow
+from gm.store.models import Confirmation, InboundMail, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -80,9 +81,19 @@ def purge_raw_mail(session: Session, older_than: datetime) -> int:
             return total
 
 
+def purge_confirmations(session: Session, older_than: datetime) -> int:
+    """Delete the confirmations that expired before `older_than` (used or not); how many."""
+    statement = delete(Confirmation).where(Confirmation.expires_at < older_than)
+    count: int = session.execute(statement).rowcount  # type: ignore[attr-defined]
+    session.commit()
+    return count
+
+
 def _purge_now(session_factory: sessionmaker[Session], days: int) -> int:
     with session_factory() as session:
-        return purge_raw_mail(session, utcnow() - timedelta(days=days))
+        older_than = utcnow() - timedelta(days=days)
+        purge_confirmations(session, older_than)
+        return purge_raw_mail(session, older_than)
 
 
 async def purge_raw_mail_forever(

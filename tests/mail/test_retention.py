@@ -123,3 +123,19 @@ async def test_the_service_task_outlives_database_errors(tmp_path, wait_until, c
             await task
         engine.dispose()
     assert "failed: tried again in 0 s" in caplog.records[0].getMessage()
+
+
+def test_confirmations_long_expired_are_deleted_and_the_others_kept(session_factory):
+    from gm.mail.retention import purge_confirmations
+    from gm.store.models import Confirmation
+
+    now = utcnow()
+    with session_factory() as session:
+        session.add_all(Confirmation(kind="join", address=f"a{i}@x.example", code_hash=f"{i:064x}",
+                                     requested_by="a@x.example", password_hash="$argon2id$...",
+                                     created_at=now - timedelta(days=days + 1), expires_at=now - timedelta(days=days))
+                        for i, days in enumerate([40, 31, 29, -1]))
+        session.commit()
+        assert purge_confirmations(session, now - timedelta(days=30)) == 2
+        kept = session.scalars(select(Confirmation.address).order_by(Confirmation.address)).all()
+    assert kept == ["a2@x.example", "a3@x.example"]
