@@ -111,6 +111,7 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
     ctx.sign_on_master(masters[found], game)
     _signed_on(ctx, shown, target, masters[found].email, f"signed on as GM of {game.name}")
 
+
 def _may_check_password(ctx: Context, game: Game, shown: str) -> bool:
     """Whether a sign-on's password is to be checked (and counted); False (the sign-on refused)
     when `game` requires DKIM and the mail is not signed by the sender's domain, checked first so
