@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -396,33 +396,32 @@ def plan_attachments(session: Session, attachments: list[dict[str, Any]] | None,
     drawn before (in `drawn`) or as what to draw it from. draw_planned draws them after the
     session's transaction: on SQLite a transaction holds the whole database, and drawing takes
     tens of milliseconds a map."""
-    if not attachments or not any("map" in a for a in attachments):
-        return attachments
-    out = []
-    for attachment in attachments:
-        spec = attachment.get("map")
-        if spec is None:
-            out.append(attachment)
-            continue
-        plan = _plan_stored(session, spec, drawn)
-        if plan is not None:
-            out.append({k: v for k, v in attachment.items() if k != "map"} | plan)
-    return out
+    return _replace_key(attachments, "map", lambda spec: _plan_stored(session, spec, drawn))
 
 
 def draw_planned(attachments: list[dict[str, Any]] | None, drawn: DrawnMaps) -> list[dict[str, Any]] | None:
     """The attachments plan_attachments planned, each map drawn (once for all that name it)."""
-    if not attachments or not any("drawing" in a for a in attachments):
+    return _replace_key(attachments, "drawing", lambda plan: _data(_draw(drawn, *plan)))
+
+
+def _data(data: str | None) -> dict[str, Any] | None:
+    return None if data is None else {"data": data}
+
+
+def _replace_key(attachments: list[dict[str, Any]] | None, key: str,
+                 replacement: Callable[[Any], dict[str, Any] | None]) -> list[dict[str, Any]] | None:
+    """`attachments`, each that has `key` with it replaced by what `replacement` makes of its
+    value; left out when that is None (a picture that cannot be drawn)."""
+    if not attachments or not any(key in a for a in attachments):
         return attachments
     out = []
     for attachment in attachments:
-        plan = attachment.get("drawing")
-        if plan is None:
+        if key not in attachment:
             out.append(attachment)
             continue
-        data = _draw(drawn, *plan)
-        if data is not None:
-            out.append({k: v for k, v in attachment.items() if k != "drawing"} | {"data": data})
+        replaced = replacement(attachment[key])
+        if replaced is not None:
+            out.append({k: v for k, v in attachment.items() if k != key} | replaced)
     return out
 
 
@@ -446,7 +445,7 @@ def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> di
     key = (variant.name, game.name, kind, palette, hashlib.sha256(source.encode()).hexdigest())
     if key in drawn:
         drawn[key] = drawn.pop(key)  # used last: dropped last
-        return None if drawn[key] is None else {"data": drawn[key]}
+        return _data(drawn[key])
     return {"drawing": (key, variant, _stored_scene(game, variant, row, results=results), palette)}
 
 

@@ -42,7 +42,6 @@ from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
     Game,
-    GameStatus,
     InboundMail,
     Master,
     OrderRecord,
