@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # what the conftest files import beside them (loopback.py), as under pytest
 
 
 def load(name: str, relative: str) -> ModuleType:

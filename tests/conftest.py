@@ -6,7 +6,6 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -20,6 +19,8 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+from loopback import free_port
 
 from gm.store.db import make_engine, make_session_factory, upgrade
 
@@ -83,12 +84,6 @@ def _pg_bin() -> Path:
     return bin_dir
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _run(argv: list[str], as_postgres: bool) -> subprocess.CompletedProcess[str]:
     if as_postgres:  # postgres refuses to run as root
         argv = ["runuser", "-u", "postgres", "--", *argv]
@@ -128,7 +123,7 @@ def postgres_server(bin_dir: Path) -> Iterator[str]:
         if done.returncode != 0:
             raise ServerError(f"initdb failed: {done.stdout}{done.stderr}")
         for _ in range(5):  # another process may take the port between our probe and the start
-            port = _free_port()
+            port = free_port()
             options = (
                 f"-p {port} -k {base} -c listen_addresses=127.0.0.1 "
                 "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"

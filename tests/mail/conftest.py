@@ -13,7 +13,6 @@ import pwd
 import shutil
 import signal
 import smtplib
-import socket
 import ssl
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 
 from gm.settings import MailServer, TlsMode
+from loopback import free_port, listening
 
 DOMAIN = "example.org"
 GM = f"gm@{DOMAIN}"
@@ -89,12 +89,6 @@ def wait_until() -> WaitUntil:
     awaitable of one) holds, checking every 20 ms; fails the test after `timeout` seconds, showing
     `state()` if given."""
     return _wait_until
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- Dovecot -------------------------------------------------------------------------------------
@@ -265,7 +259,7 @@ class Dovecot:
         )
         deadline = time.monotonic() + 10
         ports = [self.imap_port, self.lmtp_port] + ([self.imaps_port] if self.imaps_port else [])
-        while not all(_listening(port) for port in ports):
+        while not all(listening(port) for port in ports):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 log = (self.base / "log").read_text() if (self.base / "log").exists() else ""
                 raise RuntimeError(f"Dovecot did not start:\n{log}")
@@ -280,7 +274,7 @@ class Dovecot:
                 pass
             self.process.wait()
             deadline = time.monotonic() + 5
-            while _listening(self.imap_port) and time.monotonic() < deadline:
+            while listening(self.imap_port) and time.monotonic() < deadline:
                 time.sleep(0.01)
         self.process = None
 
@@ -294,14 +288,6 @@ class Dovecot:
     def deliver(self, raw: bytes, recipients: list[str], sender: str = f"alice@{DOMAIN}") -> None:
         with smtplib.LMTP("127.0.0.1", self.lmtp_port) as lmtp:
             lmtp.sendmail(sender, recipients, raw)
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def _dovecot(binary: str, tls: TlsFiles | None) -> Iterator[Dovecot]:

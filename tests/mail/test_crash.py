@@ -8,7 +8,6 @@ import email
 import os
 import random
 import signal
-import subprocess
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -22,6 +21,7 @@ from gm.lifecycle.phases import start as start_game
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
+from loopback import stop
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
     from conftest import Dovecot, ReadMailbox, SmtpFront, StartGmServe
@@ -100,11 +100,7 @@ async def test_killed_at_random_every_mail_counts_once(
             assert time.monotonic() < deadline, "the judge did not process the burst in time"
             await asyncio.sleep(0.3)
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, timeout=15)
 
     with transaction(factory) as s:
         inbound = {m.message_id: m.id for m in s.scalars(select(InboundMail))}

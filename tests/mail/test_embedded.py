@@ -9,7 +9,6 @@ import email
 import email.policy
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +28,7 @@ from gm.server import serve
 from gm.settings import MailServer, Settings
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
+from loopback import free_port, listening
 
 if TYPE_CHECKING:  # fixtures' types only: see conftest.py on why nothing is imported from it
     from conftest import PlayerMail, ReadMailbox, WaitUntil
@@ -151,12 +151,6 @@ async def test_mail_and_password_survive_a_restart(
 # --- gm serve on the embedded servers ------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class ReplyingIngest:
     """A stand-in for gm.mail.ingest.ingest_batch with its signature: answers each new mail with
     one outbox row in the session factory serve() made, and knows mail it has seen."""
@@ -206,7 +200,7 @@ async def test_serve_answers_mail_on_the_embedded_servers(
     service = asyncio.create_task(serve(settings, ingest_function=ReplyingIngest()))
     password_file = tmp_path / "mail" / "password"
     # Migrations and pymap's start: a second or so, but allow for a machine that is busy.
-    await wait_until(lambda: service.done() or (password_file.exists() and _listening(smtp_port)), timeout=30)
+    await wait_until(lambda: service.done() or (password_file.exists() and listening(smtp_port)), timeout=30)
     assert not service.done()
     password = password_file.read_text().strip()
     mail = EmbeddedMail(
@@ -228,17 +222,9 @@ async def test_serve_answers_mail_on_the_embedded_servers(
     service.cancel()
     with pytest.raises(asyncio.CancelledError):
         await service
-    assert not _listening(imap_port) and not _listening(smtp_port)
+    assert not listening(imap_port) and not listening(smtp_port)
     tables = inspect(create_engine(settings.db_url)).get_table_names()
     assert "outbox" in tables and "alembic_version" in tables
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def test_gm_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
-import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +25,7 @@ from gm.mail.confirm import code_in_subject
 from gm.randomgame import RandomPlayers
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player
+from loopback import stop
 from gm.variants import load_variant
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
@@ -46,11 +45,7 @@ def serving(gm_serve: StartGmServe, url: str, dovecot: Dovecot, front: SmtpFront
     try:
         yield
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
 
 
 class Table:

@@ -15,7 +15,6 @@ import email
 import os
 import re
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -36,6 +35,7 @@ from gm.lifecycle.phases import start as start_game
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import AuditEntry, Game, GamePhase, InboundMail, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
+from loopback import free_port
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
     from conftest import Dovecot, SmtpFront, StartGmServe
@@ -69,12 +69,6 @@ class Sink:
     def first_before(self, moment: float) -> set[str]:
         with self.lock:
             return {mid for mid, at in self.got if at < moment}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _setup_game(factory: sessionmaker[Session]) -> None:
@@ -179,7 +173,7 @@ async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
     engine = make_engine(migrated_url)
     factory = make_session_factory(engine)
     sink = Sink()
-    controller = Controller(sink, hostname="127.0.0.1", port=_free_port())
+    controller = Controller(sink, hostname="127.0.0.1", port=free_port())
     controller.start()
     await asyncio.to_thread(_setup_game, factory)
     data = {"a": tmp_path / "a", "b": tmp_path / "b"}

@@ -9,9 +9,7 @@ import email
 import email.policy
 import imaplib
 import os
-import signal
 import smtplib
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from gm.mail.ingest import IngestOutcome, ingest
 from gm.mail.reply import render_notice
 from gm.store.db import transaction
 from gm.store.models import Confirmation, Game, OutboundMail, Player, utcnow
+from loopback import free_port, listening, stop
 from test_master_dkim import crlf, keys, signed
 
 VICTIM = "victim@else.example"
@@ -174,20 +173,6 @@ def test_a_code_expires(forming: Desk) -> None:
 # --- a real gm serve ---------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
 def _mailbox(port: int, password: str, owner: str) -> list[email.message.EmailMessage] | None:
     """Every mail in `owner`'s mailbox on the embedded IMAP server; None while it has none."""
     imap = imaplib.IMAP4("127.0.0.1", port, timeout=5)
@@ -219,7 +204,7 @@ def _settled(sf: sessionmaker[Session]) -> bool:
 def test_a_forged_join_through_gm_serve_leaves_the_victim_only_the_fixed_text(
         migrated_url: str, session_factory: sessionmaker[Session], tmp_path: Path) -> None:
     new_game(session_factory, "live", powers=[], start=False)
-    imap_port, smtp_port, password = _free_port(), _free_port(), "mailbox-pw"
+    imap_port, smtp_port, password = free_port(), free_port(), "mailbox-pw"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GM_")}
     env.update(GM_ADDRESS=JUDGE, GM_DATABASE_URL=migrated_url, GM_DATA_DIR=str(tmp_path), GM_IMAP_PORT=str(imap_port),
                GM_SMTP_PORT=str(smtp_port), GM_IMAP_PASSWORD=password, GM_POLL_SECONDS="1")
@@ -228,7 +213,7 @@ def test_a_forged_join_through_gm_serve_leaves_the_victim_only_the_fixed_text(
                                  cwd=Path(__file__).resolve().parents[2])
     try:
         deadline = time.monotonic() + 60
-        while not _listening(smtp_port):
+        while not listening(smtp_port):
             assert serve.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
             time.sleep(0.1)
         forged = EmailMessage()
@@ -242,12 +227,7 @@ def test_a_forged_join_through_gm_serve_leaves_the_victim_only_the_fixed_text(
             time.sleep(0.2)
         mails = _mailbox(imap_port, password, VICTIM)  # all of them: every mail queued is sent
     finally:
-        serve.send_signal(signal.SIGTERM)
-        try:
-            serve.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            serve.kill()
-            serve.wait()
+        stop(serve)
     (received,) = mails or []
     code = code_in_subject(str(received["Subject"]))
     assert code is not None
