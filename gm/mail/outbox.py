@@ -16,8 +16,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
+import io
 import logging
 import re
+import secrets
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -25,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 import email.policy
 from email import encoders
 from email.charset import QP, Charset
+from email.generator import BytesGenerator
 from email.header import Header
 from email.message import Message
 from email.mime.base import MIMEBase
@@ -115,7 +119,11 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     `content_id` shown inline in the HTML (multipart/related). Built with the email package's
     compat32 classes, which are several times faster than EmailMessage at this (a busy judge
     builds one for every acknowledgement); the few headers that may carry non-ASCII text are
-    encoded explicitly."""
+    encoded explicitly. A results mail carries two maps, as many bytes as a hundred acknowledgements:
+    each map is encoded once for all the mails that carry it (_encoded), the boundaries are chosen
+    without searching the maps (_boundary), and the generator writes a payload at once
+    (_WireGenerator)."""
+    boundary = _boundary(mail.body_text, mail.body_html or "")
     inline: list[Message] = []  # images the HTML shows (cid:), with it in a multipart/related
     attached: list[Message] = []
     for i, attachment in enumerate(mail.attachments or []):
@@ -125,10 +133,10 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     if mail.body_html is not None:
         html: Message = _html_part(mail.body_html)
         if inline:
-            html = _multipart("related", [html, *inline], type="text/html")
-        msg = _multipart("alternative", [msg, html])
+            html = _multipart("related", [html, *inline], boundary + "r", type="text/html")
+        msg = _multipart("alternative", [msg, html], boundary + "a")
     if attached:
-        msg = _multipart("mixed", [msg, *attached])
+        msg = _multipart("mixed", [msg, *attached], boundary + "m")
     msg["From"] = gm_address
     msg["To"] = mail.to_addr
     msg["Subject"] = _header_text(mail.subject)
@@ -142,11 +150,23 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     # RFC 3834: so that vacation responders and other robots do not answer the GM.
     msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to and not mail.generated else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"  # the same for Microsoft's
-    return msg.as_bytes(policy=_WIRE)
+    out = io.BytesIO()
+    _WireGenerator(out, mangle_from_=False, policy=_WIRE).flatten(msg)  # as msg.as_bytes(policy=_WIRE)
+    return out.getvalue()
 
 
-def _multipart(subtype: str, parts: list[Message], **params: str) -> MIMEMultipart:
-    msg = MIMEMultipart(subtype, **params)
+def _boundary(*texts: str) -> str:
+    """A MIME boundary found in none of `texts`. The email package would search the whole mail
+    for the one it picks, maps and all (milliseconds a mail); base64 never holds '-' or '_', and
+    quoted-printable writes '=' as '=3D', so only the text as written can hold it."""
+    while True:
+        boundary = "=_" + secrets.token_hex(16)
+        if not any(boundary in text for text in texts):
+            return boundary
+
+
+def _multipart(subtype: str, parts: list[Message], boundary: str, **params: str) -> MIMEMultipart:
+    msg = MIMEMultipart(subtype, boundary, **params)
     for part in parts:
         msg.attach(part)
     return msg
@@ -168,6 +188,17 @@ class _WirePolicy(email.policy.Compat32):
 
 
 _WIRE = _WirePolicy(linesep="\r\n")
+
+
+class _WireGenerator(BytesGenerator):
+    """BytesGenerator writing a payload with plain LF line ends in one piece: the same bytes, but
+    not a write call for each of a map's thousands of base64 lines."""
+
+    def _write_lines(self, lines: str) -> None:
+        if "\r" in lines:
+            super()._write_lines(lines)  # type: ignore[misc]
+        else:
+            self.write(lines.replace("\n", self._NL))  # type: ignore[attr-defined]
 _UTF8_QP = Charset("utf-8")
 _UTF8_QP.body_encoding = QP  # readable in any mail program's source view, unlike base64
 
@@ -192,12 +223,12 @@ def _attachment_part(i: int, attachment: Any, *, inline: bool = False) -> MIMEBa
     try:
         filename = str(attachment["filename"])
         maintype, _, subtype = str(attachment.get("content_type") or "application/octet-stream").partition("/")
-        data = base64.b64decode(attachment["data"], validate=True)
+        encoded = _encoded(attachment["data"])
     except (KeyError, TypeError, AttributeError, binascii.Error) as e:
         raise BadOutgoing(f"attachment {i}: {type(e).__name__}: {e}") from e
     part = MIMEBase(maintype or "application", subtype or "octet-stream")
-    part.set_payload(data)
-    encoders.encode_base64(part)
+    part.set_payload(encoded)
+    part["Content-Transfer-Encoding"] = "base64"
     # RFC 2231 for a name that is not ASCII
     name: str | tuple[str, str, str] = filename if filename.isascii() else ("utf-8", "", filename)
     if inline:  # shown where the HTML says <img src="cid:...">
@@ -210,6 +241,17 @@ def _attachment_part(i: int, attachment: Any, *, inline: bool = False) -> MIMEBa
 
 
 _CONTENT_ID = re.compile(r"[!-;=?-~]+@[!-;=?-~]+")  # printable ASCII without spaces or angle brackets
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded(data: str) -> str:
+    """An attachment's base64 (as stored: one line) checked and encoded for the mail (lines of 76),
+    as email.encoders.encode_base64 does it. Kept for the next mails: a results mail's ten readers
+    share its maps, the very same string (the sender's drawn maps), so the look-up is cheap."""
+    part = MIMEBase("application", "octet-stream")
+    part.set_payload(base64.b64decode(data, validate=True))
+    encoders.encode_base64(part)
+    return str(part.get_payload())
 
 
 class OutboxSender:
