@@ -114,6 +114,33 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _status(args: argparse.Namespace) -> int:
+    from gm.lifecycle.house_rules import HouseRuleError, parse_duration
+    from gm.status import problems, read_status, report
+    from gm.store.db import make_engine, make_session_factory, require_database, transaction
+    from gm.store.models import utcnow
+
+    try:
+        outbox_age = parse_duration(args.outbox_age, "--outbox-age")
+        lag = parse_duration(args.lag, "--lag")
+    except HouseRuleError as e:
+        print(f"gm status: {e}", file=sys.stderr)
+        return 2
+    settings = _load_settings(args)
+    require_database(settings.db_url)
+    engine = make_engine(settings.db_url)
+    try:
+        with transaction(make_session_factory(engine)) as session:
+            status = read_status(session, utcnow(), lag)
+    finally:
+        engine.dispose()
+    found = problems(status, this_host_only=args.this_host, outbox_age=outbox_age, lag=lag)
+    for line in report(status):
+        print(line)
+    print("healthy" if not found else "\n".join(f"UNHEALTHY: {line}" for line in found))
+    return 1 if found else 0
+
+
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
                     "remind_before", "absence_days")
 
@@ -137,7 +164,7 @@ def _game_new(args: argparse.Namespace) -> int:
     from gm.mail.commands.master import OPERATOR
     from gm.store.passwords import hash_password
     from gm.lifecycle.house_rules import OPTION_KEY, HouseRuleError, rules_of, with_changes
-    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.store.db import make_engine, make_session_factory, require_database, transaction
     from gm.variants import VariantError, load_variant
 
     settings = _load_settings(args)
@@ -152,7 +179,7 @@ def _game_new(args: argparse.Namespace) -> int:
     if args.master:
         password = _master_password(args)
         password_hash = hash_password(password) if password else None
-    upgrade(settings.db_url)
+    require_database(settings.db_url)
     try:
         with transaction(make_session_factory(make_engine(settings.db_url))) as session:
             game = create_game(session, args.name, args.variant, actor=OPERATOR)
@@ -200,11 +227,11 @@ def _game_list(args: argparse.Namespace) -> int:
 
     from gm.games import active_players, current_phase, variant_of
     from gm.lifecycle.overview import columns
-    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.store.db import make_engine, make_session_factory, require_database, transaction
     from gm.store.models import Game
 
     settings = _load_settings(args)
-    upgrade(settings.db_url)
+    require_database(settings.db_url)
     rows = []
     with transaction(make_session_factory(make_engine(settings.db_url))) as session:
         for game in session.scalars(select(Game).order_by(Game.name)):
@@ -287,7 +314,7 @@ def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[
     """The game called `name`, in a transaction; None when no game can have that name or none
     has it, `gm COMMAND` having said which (a bad name before any database work)."""
     from gm.games import GameError, find_game, game_name
-    from gm.store.db import make_engine, make_session_factory, transaction, upgrade
+    from gm.store.db import make_engine, make_session_factory, require_database, transaction
 
     try:
         game_name(name)
@@ -295,7 +322,7 @@ def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[
         print(f"gm {command}: {e}", file=sys.stderr)
         yield None
         return
-    upgrade(settings.db_url)
+    require_database(settings.db_url)
     with transaction(make_session_factory(make_engine(settings.db_url))) as session:
         game = find_game(session, name)
         if game is None:
@@ -414,6 +441,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--config", metavar="FILE", help=config_help)
     serve.set_defaults(func=_serve)
+
+    status = sub.add_parser(
+        "status", help="is the judge healthy: its servers, mail read, the outbox, deadlines; exit 1 if not",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Report the judge's health from its database: each gm serve (by its heartbeat: live or "
+        "dead, holding the mailbox or standing by), when mail was last read, the outbox's depth and its oldest "
+        "unsent mail, the next deadline, and games overdue (a deadline, end of grace or reminder past and not "
+        "dealt with).",
+        epilog="exit status:\n"
+        "  0  healthy\n"
+        "  1  unhealthy: one line 'UNHEALTHY: ...' for each check failed: no gm serve runs; none holds the\n"
+        "     mailbox; unsent mail older than --outbox-age; a game overdue by more than --lag.\n"
+        "     With --this-host only the first is checked, for the servers on this host\n"
+        "  2  no database to look at, or it cannot be reached (one line saying what to do)\n\n"
+        "A container's healthcheck: gm status --this-host")
+    status.add_argument("--this-host", dest="this_host", action="store_true",
+                        help="judge only the gm serve on this host (a container's own): healthy while one runs "
+                        "and beats, standby or not")
+    status.add_argument("--outbox-age", dest="outbox_age", metavar="DURATION", default="15m",
+                        help="unsent mail older than this is unhealthy (default 15m)")
+    status.add_argument("--lag", metavar="DURATION", default="5m",
+                        help="a game overdue by more than this is unhealthy (default 5m)")
+    status.add_argument("--config", metavar="FILE", help=config_help)
+    status.set_defaults(func=_status)
 
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)

@@ -9,6 +9,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from gm.settings import URL_FORMS, Settings, SettingsError
+from gm.store.db import DatabaseBehind, NoDatabase
 
 DATA_DIR = "GM_DATA_DIR (or data_dir)"
 DATABASE_URL = "GM_DATABASE_URL (or database_url)"
@@ -28,6 +29,15 @@ def explain(error: BaseException, settings: Settings | None) -> str | None:
     url = make_url(settings.db_url)
     sqlite = url.get_backend_name() == "sqlite"
     db_setting = DATABASE_URL if settings.database_url else DATA_DIR  # what placed the SQLite file
+    if isinstance(error, NoDatabase):
+        what = f"is no gm database at {error.where}" if sqlite else f"are no gm tables in the database {error.where}"
+        return f"there {what}: make it with gm db upgrade, or set {db_setting} to where yours is"
+    if isinstance(error, DatabaseBehind):
+        if not error.known:
+            return (f"the database {error.where} is at revision {error.revision}, which this gm does not know "
+                    f"(its latest is {error.head}): run the gm that made it, or a newer one")
+        return (f"the database {error.where} is at revision {error.revision}, older than this gm's "
+                f"{error.head}: bring it up to date with gm db upgrade (gm serve does it at start)")
     if isinstance(error, OperationalError):
         reason = str(error.orig).strip().splitlines()[0] if error.orig is not None else str(error)
         if sqlite and "unable to open" in reason:

@@ -1,6 +1,7 @@
 """`gm serve`: the database brought up to date, then the inbox watcher and the outbox sender side by
 side (with the embedded mail servers when no IMAP server is configured), the deadline scheduler
-(gm.scheduler), and old mail cut to its headers every hour, until SIGINT or SIGTERM.
+(gm.scheduler), and old mail cut to its headers every hour, until SIGINT or SIGTERM; its heartbeat
+(gm.heartbeat) tells `gm status` it runs. It makes the database on first start, or upgrades it.
 The outbox sender runs in a process of its own (gm.mail.outbox_process), so that the two use two
 cores.
 
@@ -18,6 +19,9 @@ import signal
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
+from sqlalchemy.engine import make_url
+
+from gm.heartbeat import Heartbeat
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, ingest_batch, registered_addresses
@@ -62,11 +66,19 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
 
 
 async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, mailbox: MailboxLock | None) -> None:
-    await asyncio.to_thread(upgrade, url)
+    before, after = await asyncio.to_thread(upgrade, url)
+    where = make_url(url).render_as_string(hide_password=True)
+    if before is None:
+        log.info("made the database %s (revision %s): there was none", where, after)
+    elif before != after:
+        log.info("upgraded the database %s from revision %s to %s", where, before, after)
     engine = make_engine(url)
     try:
         session_factory = make_session_factory(engine)
         async with AsyncExitStack() as stack:
+            heartbeat = Heartbeat(session_factory, (lambda: True) if mailbox is None else (lambda: mailbox.held))
+            await asyncio.to_thread(heartbeat.start)
+            stack.push_async_callback(_stop_heartbeat, heartbeat)
             imap: MailServer
             smtp: MailServer
             if settings.embedded:
@@ -115,6 +127,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 else:
                     tasks.create_task(read_mailbox_while_held(mailbox, watcher), name="inbox")
                 tasks.create_task(outbox.supervise(), name="outbox")
+                tasks.create_task(heartbeat.run(), name="heartbeat")
                 tasks.create_task(purge_raw_mail_forever(session_factory, settings.raw_mail_days), name="retention")
                 tasks.create_task(
                     run_scheduler(session_factory, gm_address=settings.gm_address, on_mail=outbox.wake,
@@ -123,6 +136,13 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 )
     finally:
         engine.dispose()
+
+
+async def _stop_heartbeat(heartbeat: Heartbeat) -> None:
+    try:
+        await asyncio.to_thread(heartbeat.stop)
+    except Exception as e:  # the database is away: gm status sees the row's heartbeat stop
+        log.warning("heartbeat: could not say this server stops: %s: %s", type(e).__name__, e)
 
 
 async def read_mailbox_while_held(lock: MailboxLock, watcher: InboxWatcher,

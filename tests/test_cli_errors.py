@@ -8,8 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+from sqlalchemy.pool import NullPool
 
-COMMANDS = [["db", "upgrade"], ["game", "new", "g1"], ["game", "list"], ["game", "show", "g1"], ["serve"]]
+from gm.store.db import alembic_config, make_engine, upgrade
+
+COMMANDS = [["db", "upgrade"], ["game", "new", "g1"], ["game", "list"], ["game", "show", "g1"], ["status"], ["serve"]]
+MAKERS = [["db", "upgrade"], ["serve"]]  # the commands that make a database
+USERS = [c for c in COMMANDS if c not in MAKERS]  # the commands that need one
 
 
 def gm(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -38,7 +46,7 @@ def closed_port() -> int:
         return int(s.getsockname()[1])  # nothing listens once it is closed
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("command", MAKERS, ids=" ".join)
 def test_a_database_path_that_cannot_be_made(command: list[str], tmp_path: Path) -> None:
     # A folder under a regular file cannot be made, even by root.
     (tmp_path / "afile").write_text("")
@@ -49,7 +57,63 @@ def test_a_database_path_that_cannot_be_made(command: list[str], tmp_path: Path)
     )
 
 
-@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve"]], ids=" ".join)
+@pytest.mark.parametrize("command", USERS, ids=" ".join)
+def test_no_command_but_db_upgrade_and_serve_makes_a_database(command: list[str], tmp_path: Path) -> None:
+    # A mistyped path must not look like a judge with no games.
+    where = tmp_path / "no" / "such" / "gm.sqlite3"
+    done = gm(*command, cwd=tmp_path, GM_DATABASE_URL=f"sqlite:///{where}")
+    assert one_line(done) == (
+        f"gm: there is no gm database at {where}: make it with gm db upgrade, "
+        "or set GM_DATABASE_URL (or database_url) to where yours is"
+    )
+    assert not (tmp_path / "no").exists()
+    # The default place, under the data folder: that is the setting named.
+    done = gm(*command, cwd=tmp_path, GM_DATA_DIR=str(tmp_path / "data"))
+    assert one_line(done).endswith("or set GM_DATA_DIR (or data_dir) to where yours is")
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("command", USERS, ids=" ".join)
+def test_a_postgresql_database_without_gm_tables(command: list[str], db_url: str, tmp_path: Path) -> None:
+    if not db_url.startswith("postgresql"):
+        (tmp_path / "empty.sqlite3").write_bytes(b"")  # an empty file, as sqlite3 leaves one
+        db_url = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    line = one_line(gm(*command, cwd=tmp_path, GM_DATABASE_URL=db_url))
+    where = db_url.removeprefix("sqlite:///")
+    said = f"is no gm database at {where}" if db_url.startswith("sqlite") else f"are no gm tables in the database {where}"
+    assert line == f"gm: there {said}: make it with gm db upgrade, or set GM_DATABASE_URL (or database_url) to where yours is"
+    assert table_names(db_url) == set()
+
+
+@pytest.mark.parametrize("command", USERS, ids=" ".join)
+def test_a_database_behind_the_migrations_is_not_upgraded_behind_the_operators_back(
+        command: list[str], tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'gm.sqlite3'}"
+    scripts = ScriptDirectory.from_config(alembic_config())
+    head = scripts.get_current_head()
+    earlier = scripts.get_revision(head).down_revision
+    upgrade(url, str(earlier))
+    assert one_line(gm(*command, cwd=tmp_path, GM_DATABASE_URL=url)) == (
+        f"gm: the database {tmp_path / 'gm.sqlite3'} is at revision {earlier}, older than this gm's {head}: "
+        "bring it up to date with gm db upgrade (gm serve does it at start)"
+    )
+    engine = make_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == earlier
+    finally:
+        engine.dispose()
+
+
+def table_names(url: str) -> set[str]:
+    engine = make_engine(url, poolclass=NullPool)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("command", MAKERS, ids=" ".join)
 def test_a_data_folder_that_cannot_be_made(command: list[str], tmp_path: Path) -> None:
     done = gm(*command, cwd=tmp_path, GM_DATA_DIR="/proc/gm-no-such-folder/data")
     line = one_line(done)

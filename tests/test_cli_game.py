@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from gm.games import GAME_NAME_MAX, find_game, masters
 from gm.lifecycle.phases import start as start_game
-from gm.store.db import make_engine, make_session_factory, transaction
+from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import Game, OrderRecord, OutboundMail, Player, utcnow
 
 
@@ -28,6 +28,7 @@ def gm(*args: str, db: Path | None = None, url: str | None = None) -> subprocess
 
 def test_game_new_creates_a_forming_game(tmp_path: Path) -> None:
     db = tmp_path / "gm.sqlite3"
+    upgrade(f"sqlite:///{db}")  # as `gm db upgrade` makes it: no other command does
     done = gm("game", "new", "ae1", "--variant", "ambition", db=db)
     assert done.returncode == 0, done.stderr
     assert "game ae1 (ambition) is forming: players send 'JOIN ae1 <power> <password>' to gm@example.org" in done.stdout
@@ -48,6 +49,7 @@ RULE = (
 
 def test_game_names_are_ascii_and_case_insensitive(tmp_path: Path) -> None:
     db = tmp_path / "gm.sqlite3"
+    upgrade(f"sqlite:///{db}")  # as `gm db upgrade` makes it: no other command does
     done = gm("game", "new", "Spring-1901_A", db=db)
     assert done.returncode == 0, done.stderr
     assert "game spring-1901_a (standard) is forming" in done.stdout
@@ -73,6 +75,7 @@ def test_game_names_are_ascii_and_case_insensitive(tmp_path: Path) -> None:
 
 
 def test_game_list_and_show(db_url: str) -> None:
+    upgrade(db_url)
     assert gm("game", "list", url=db_url).stdout == "no games yet: gm game new NAME creates one\n"
     for args in (["ae1", "--variant", "ambition"], ["std"]):
         done = gm("game", "new", *args, url=db_url)
@@ -131,6 +134,7 @@ def test_game_list_and_show(db_url: str) -> None:
 
 def test_house_rules_and_the_gm_address_are_set_at_creation_and_a_game_started_by_hand(tmp_path: Path) -> None:
     db = tmp_path / "gm.sqlite3"
+    upgrade(f"sqlite:///{db}")  # as `gm db upgrade` makes it: no other command does
     done = gm("game", "new", "fast", "--movement", "1d", "--days", "mon-fri", "--hour", "20", "--grace", "2h",
               "--late-limit", "2", "--master", "GM@Example.org", db=db)
     assert done.returncode == 0, done.stderr

@@ -14,6 +14,8 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,13 +35,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
     SQLite gets foreign keys, WAL and a busy timeout on every connection, and transactions that
     begin with BEGIN IMMEDIATE: the write lock is taken at the start, so two processes writing
-    at once wait for each other (up to the busy timeout) instead of failing half-way.
+    at once wait for each other (up to the busy timeout) instead of failing half-way. It makes no
+    folder: only upgrade() makes a database (see require_database).
     """
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
+    if make_url(url).get_backend_name() != "sqlite":
         return create_engine(url, **kwargs)
-    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, **kwargs)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
@@ -233,8 +233,74 @@ def alembic_config(connection: Connection | None = None) -> Config:
 Revisions = tuple[str | None, str | None]  # the database's revision before and after; None: no tables
 
 
+class DatabaseNotReady(RuntimeError):
+    """The database at `where` cannot be used as it is: `gm db upgrade` makes it ready."""
+
+    def __init__(self, where: str, revision: str | None, head: str) -> None:
+        super().__init__(f"database {where} at revision {revision}, gm's latest {head}")
+        self.where, self.revision, self.head = where, revision, head
+
+
+class NoDatabase(DatabaseNotReady):
+    """No gm database at `where`: no SQLite file, or no gm tables in it or in the PostgreSQL database."""
+
+
+class DatabaseBehind(DatabaseNotReady):
+    """The database at `where` lacks migrations this gm has (or has one this gm does not know: `known`)."""
+
+    def __init__(self, where: str, revision: str | None, head: str, known: bool) -> None:
+        super().__init__(where, revision, head)
+        self.known = known
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite database at `url`; None for PostgreSQL and in-memory databases."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return None
+    return Path(parsed.database)
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None  # there are migrations
+    return head
+
+
+def require_database(url: str) -> None:
+    """Raise NoDatabase or DatabaseBehind unless the database at `url` is gm's, up to date. Makes
+    nothing: a mistyped path must not look like a judge with no games, and only upgrade() (`gm db
+    upgrade`, `gm serve`) makes a database or changes its tables."""
+    head = head_revision()
+    path = sqlite_file(url)
+    where = str(path) if path is not None else make_url(url).render_as_string(hide_password=True)
+    if path is not None and not path.is_file():  # connecting would make an empty file
+        raise NoDatabase(where, None, head)
+    engine = make_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            revision = _revision(connection)
+    finally:
+        engine.dispose()
+    if revision is None:
+        raise NoDatabase(where, None, head)
+    if revision != head:
+        scripts = ScriptDirectory.from_config(alembic_config())
+        try:
+            known = scripts.get_revision(revision) is not None
+        except CommandError:
+            known = False
+        raise DatabaseBehind(where, revision, head, known)
+
+
 def upgrade(url: str, revision: str = "head") -> Revisions:
-    """Bring the database at `url` up to `revision` (the latest by default), making it if need be."""
+    """Bring the database at `url` up to `revision` (the latest by default), making it (and an
+    SQLite file's folder) if need be."""
+    path = sqlite_file(url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
     return _migrate(url, command.upgrade, revision)
 
 

@@ -1,5 +1,5 @@
 """The database tables as SQLAlchemy models: games, players, phases, orders, mail in and out, audit,
-confirmations."""
+confirmations, the running servers."""
 from __future__ import annotations
 
 import hashlib
@@ -354,3 +354,19 @@ class AuthFailure(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
     power: Mapped[str | None] = mapped_column(String(64))
     reported_at: Mapped[datetime | None]  # when the player was told of it
+
+
+class ServerBeat(Base):
+    """A running `gm serve`: written at its start, its heartbeat renewed every few seconds
+    (gm.heartbeat), deleted when it stops cleanly. `gm status` tells a live server from a dead one
+    by the heartbeat's age, and on its own host by whether the process still runs."""
+
+    __tablename__ = "servers"
+    __table_args__ = (Index("ix_servers_host_pid", "host", "pid"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    host: Mapped[str] = mapped_column(String(255))  # socket.gethostname(): a container's own name
+    pid: Mapped[int]
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    seen_at: Mapped[datetime] = mapped_column(default=utcnow)  # its last heartbeat
+    holds_mailbox: Mapped[bool] = mapped_column(default=False, server_default=false())

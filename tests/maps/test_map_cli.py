@@ -11,7 +11,7 @@ from PIL import Image
 
 from gm.games import find_game
 from gm.lifecycle import phases
-from gm.store.db import make_engine, make_session_factory, transaction
+from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import Player, utcnow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +41,7 @@ def test_render_a_case(tmp_path: Path) -> None:
 
 def test_render_a_stored_game_now_and_a_past_phase(tmp_path: Path) -> None:
     db = tmp_path / "gm.sqlite3"
+    upgrade(f"sqlite:///{db}")  # as `gm db upgrade` makes it: no other command does
     assert gm("game", "new", "g1", "--map-palette", "colourblind", db=db).returncode == 0
     factory = make_session_factory(make_engine(f"sqlite:///{db}"))
     with transaction(factory) as s:

@@ -58,7 +58,7 @@ def count(sf: sessionmaker[Session], model: type) -> int:
 
 
 def test_sqlite_connections_have_foreign_keys_wal_and_a_busy_timeout(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'sub' / 'gm.sqlite3'}")  # makes the folder
+    engine = make_engine(f"sqlite:///{tmp_path / 'gm.sqlite3'}")
     try:
         with engine.connect() as c:
             assert c.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
