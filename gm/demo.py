@@ -141,6 +141,8 @@ class Demo:
         self.out.joinpath("mail").mkdir(exist_ok=True)
         print(f"gm demo: an {self.variant.title} game played by mail, {self.years} game years; "
               f"everything goes to {self.out}\n")
+        if await self._gm("db", "upgrade") != 0:
+            return 1
         if await self._gm("game", "new", GAME, "--variant", VARIANT, *HOUSE_RULES, "--master", MASTER) != 0:
             return 1
         engine = create_engine(self.db_url)  # read only, without the service's write locks
