@@ -141,6 +141,36 @@ def _status(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def _db_backup(args: argparse.Namespace) -> int:
+    from gm.store.backup import BackupError, backup, size_text
+
+    settings = _load_settings(args)
+    try:
+        written = backup(settings.db_url, Path(args.file))
+    except BackupError as e:
+        print(f"gm db backup: {e}", file=sys.stderr)
+        return 2
+    print(f"gm db backup: wrote {written.path} ({size_text(written.path.stat().st_size)}; {written.describe()})")
+    return 0
+
+
+def _db_restore(args: argparse.Namespace) -> int:
+    from sqlalchemy.engine import make_url
+
+    from gm.store.backup import BackupError, restore
+
+    settings = _load_settings(args)
+    try:
+        found = restore(settings.db_url, Path(args.file))
+    except BackupError as e:
+        print(f"gm db restore: {e}", file=sys.stderr)
+        return 2
+    where = make_url(settings.db_url).render_as_string(hide_password=True)
+    then = "up to date" if found.up_to_date else "gm db upgrade brings it up to date"
+    print(f"gm db restore: restored {where} from {found.path} ({found.describe()}; {then})")
+    return 0
+
+
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
                     "remind_before", "absence_days")
 
@@ -471,6 +501,15 @@ def build_parser() -> argparse.ArgumentParser:
     db_upgrade = db_sub.add_parser("upgrade", help="apply every migration the database lacks (making it if need be)")
     db_upgrade.add_argument("--config", metavar="FILE", help=config_help)
     db_upgrade.set_defaults(func=_db_upgrade)
+    db_backup = db_sub.add_parser("backup", help="write a backup of the database to FILE, while gm serve runs")
+    db_backup.add_argument("file", metavar="FILE", help="where the backup goes (SQLite: a database file; "
+                           "PostgreSQL: a pg_dump archive)")
+    db_backup.add_argument("--config", metavar="FILE", help=config_help)
+    db_backup.set_defaults(func=_db_backup)
+    db_restore = db_sub.add_parser("restore", help="replace the database by a backup (every gm serve on it stopped)")
+    db_restore.add_argument("file", metavar="FILE", help="a backup written by gm db backup (or pg_dump --format=custom)")
+    db_restore.add_argument("--config", metavar="FILE", help=config_help)
+    db_restore.set_defaults(func=_db_restore)
 
     game = sub.add_parser("game", help="games on this judge")
     game_sub = game.add_subparsers(dest="game_command", metavar="COMMAND", required=True)
