@@ -154,13 +154,9 @@ def postgres_url() -> Iterator[str]:
         pytest.fail(str(e))
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each kind, new for every test."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'gm.sqlite3'}"
-        return
-    server: str = request.getfixturevalue("postgres_url")
+@contextmanager
+def _new_database(server: str) -> Iterator[str]:
+    """A new empty database on the PostgreSQL server of `server` (a URL), dropped at the end."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     with _admin(server) as admin:
         admin.execute(f"CREATE DATABASE {name}")
@@ -169,6 +165,26 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     finally:
         with _admin(server) as admin:
             admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind, new for every test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'gm.sqlite3'}"
+        return
+    with _new_database(request.getfixturevalue("postgres_url")) as url:
+        yield url
+
+
+@pytest.fixture
+def other_db_url(db_url: str, tmp_path: Path) -> Iterator[str]:
+    """A second empty database of the same kind as `db_url` (on PostgreSQL, on the same server)."""
+    if db_url.startswith("sqlite"):
+        yield f"sqlite:///{tmp_path / 'other' / 'gm.sqlite3'}"
+        return
+    with _new_database(db_url) as url:
+        yield url
 
 
 @pytest.fixture

@@ -292,10 +292,13 @@ def _restore_postgresql(url: str, found: Backup) -> None:
         # backup's, and a later revision's tables and keys would stand in its way. The backup
         # was read through already, so what follows fails only if the server does.
         tables = [name for (name,) in db.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
-        if tables:
-            db.execute(psycopg.sql.SQL("DROP TABLE {} CASCADE").format(
-                psycopg.sql.SQL(", ").join(psycopg.sql.Identifier(name) for name in tables)))
-        db.commit()
+        try:
+            if tables:
+                db.execute(psycopg.sql.SQL("DROP TABLE {} CASCADE").format(
+                    psycopg.sql.SQL(", ").join(psycopg.sql.Identifier(name) for name in tables)))
+            db.commit()
+        except psycopg.Error as e:
+            raise BackupError(f"cannot empty {where} to restore into it: {str(e).strip().splitlines()[0]}") from None
     _pg_run("pg_restore", ["--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
                            f"--dbname={parsed.database}", str(found.path)],
             _pg_env(parsed), f"pg_restore into {where} failed, leaving it empty (restore again once that is fixed)")

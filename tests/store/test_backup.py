@@ -9,18 +9,15 @@ import smtplib
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import select
-from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from gm.games import create_game, current_phase, find_game
@@ -43,24 +40,6 @@ FALL = {"France": ["A Burgundy H", "A Marseilles - Spain", "F Mid-Atlantic Ocean
 VOLATILE = {"outbox": {"attempts", "next_attempt_at", "sent_at", "gave_up_at", "last_error"}}
 GAME_TABLES = ("games", "masters", "players", "phases", "orders", "secret_allocations", "inbound_mail", "outbox",
                "audit_log", "confirmations", "auth_failures")
-
-
-@pytest.fixture
-def fresh_url(db_url: str, tmp_path: Path) -> Iterator[str]:
-    """A second empty database of the same kind as `db_url`, on the same server, to restore into."""
-    if db_url.startswith("sqlite"):
-        yield f"sqlite:///{tmp_path / 'restored' / 'gm.sqlite3'}"
-        return
-    url = make_url(db_url)
-    name = f"r_{uuid.uuid4().hex[:12]}"
-    admin = dict(host=url.host, port=url.port, user=url.username, dbname="postgres", autocommit=True)
-    with psycopg.connect(**admin) as c:  # type: ignore[arg-type]
-        c.execute(f"CREATE DATABASE {name}")
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(**admin) as c:  # type: ignore[arg-type]
-            c.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
 def gm(url: str, *args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -169,7 +148,7 @@ def new_started_game(url: str) -> None:
 
 
 def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_plays_on(
-    db_url: str, fresh_url: str, tmp_path: Path
+    db_url: str, other_db_url: str, tmp_path: Path
 ) -> None:
     new_started_game(db_url)
     backup_file = tmp_path / ("gm.dump" if db_url.startswith("postgresql") else "backup.sqlite3")
@@ -203,19 +182,19 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_plays_on(
     finally:
         judge.stop()
 
-    restored = gm(fresh_url, "db", "restore", str(backup_file))
+    restored = gm(other_db_url, "db", "restore", str(backup_file))
     assert restored.returncode == 0, restored.stderr
     assert restored.stdout.strip().endswith("(revision " + head() + ", 1 game; up to date)")
-    assert snapshot(fresh_url) == before  # as at the backup, not later
-    assert len(orders_on_file(fresh_url, "France")) == 3 and orders_on_file(fresh_url, "Germany") == []
-    assert phase_label(fresh_url) == "Fall 1901, Movement"
+    assert snapshot(other_db_url) == before  # as at the backup, not later
+    assert len(orders_on_file(other_db_url, "France")) == 3 and orders_on_file(other_db_url, "Germany") == []
+    assert phase_label(other_db_url) == "Fall 1901, Movement"
 
     # The restored judge plays on from the backed-up phase: France's orders were on file already.
-    judge = Judge(fresh_url, tmp_path / "data-restored")
+    judge = Judge(other_db_url, tmp_path / "data-restored")
     try:
         judge.orders("Germany", ["A Ruhr - Belgium", "A Kiel H", "F Holland H"])  # other orders than later
-        until(lambda: phase_label(fresh_url) == "Winter 1901, Adjustment")
-        factory = make_session_factory(make_engine(fresh_url, poolclass=NullPool))
+        until(lambda: phase_label(other_db_url) == "Winter 1901, Adjustment")
+        factory = make_session_factory(make_engine(other_db_url, poolclass=NullPool))
         with transaction(factory) as s:
             game = find_game(s, GAME)
             assert game is not None
@@ -240,17 +219,17 @@ def first_revision() -> str:
 
 
 def test_an_older_backup_restores_over_a_newer_database_at_its_own_revision_for_gm_db_upgrade(
-    db_url: str, fresh_url: str, tmp_path: Path
+    db_url: str, other_db_url: str, tmp_path: Path
 ) -> None:
     old = first_revision()
     upgrade(db_url, old)
     backup_file = tmp_path / "old.backup"
     assert gm(db_url, "db", "backup", str(backup_file)).returncode == 0
-    upgrade(fresh_url)  # at head, with tables the old revision lacks
-    done = gm(fresh_url, "db", "restore", str(backup_file))
+    upgrade(other_db_url)  # at head, with tables the old revision lacks
+    done = gm(other_db_url, "db", "restore", str(backup_file))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith(f"(revision {old}, 0 games; gm db upgrade brings it up to date)")
-    upgraded = gm(fresh_url, "db", "upgrade")
+    upgraded = gm(other_db_url, "db", "upgrade")
     assert upgraded.returncode == 0, upgraded.stderr
     assert f"from revision {old} to {head()}" in upgraded.stdout
 
