@@ -3,8 +3,11 @@ service runs exists, the judge gets only real settings (and with .env.example's 
 it waits for a healthy database, two judges run, and every secret comes from .env."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +147,72 @@ def test_env_example_lists_every_variable_the_compose_file_uses(env_example: dic
     used = {m.group(1) for m in _VARIABLE.finditer((ROOT / "docker-compose.yml").read_text())}
     assert used, "no ${VAR} in docker-compose.yml"
     assert used <= set(env_example), sorted(used - set(env_example))
+
+
+# --- scripts/test-compose: the stack run for real (the run itself is the script; these are cheap) ---
+
+COMPOSE_TEST = ROOT / "tests" / "compose"
+
+
+@pytest.fixture(scope="module")
+def override() -> dict[str, Any]:
+    # `!override` replaces a list instead of adding to it; read here as a plain sequence.
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!override", lambda loader, node: loader.construct_sequence(node))
+    data = yaml.load((COMPOSE_TEST / "override.yml").read_text(), Loader=Loader)  # noqa: S506 (a SafeLoader)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_the_test_override_changes_only_test_things(compose: dict[str, Any], override: dict[str, Any]) -> None:
+    """The compose file under test stays the project's own: the override only tags the judge's image,
+    lets the judges trust the throwaway CA, and moves the mail server's ports and certificate."""
+    assert set(override) == {"services"}
+    services = override["services"]
+    assert set(services) <= set(compose["services"]), "the override adds a service"
+    assert set(services["judge"]) <= {"image", "build", "environment", "volumes"}
+    assert services["judge"]["image"] != compose["services"]["judge"]["image"]  # an operator's image is left alone
+    assert set(services["judge"]["environment"]) == {"SSL_CERT_FILE"}
+    assert set(services["mail"]) <= {"ports", "volumes"}
+    assert all(str(port).startswith("127.0.0.1:") for port in services["mail"]["ports"])
+    # The mail server's certificate is where the compose file says (SSL_TYPE letsencrypt), from elsewhere.
+    assert [v.split(":")[1] for v in services["mail"]["volumes"]] == ["/etc/letsencrypt"]
+    assert "/etc/letsencrypt:/etc/letsencrypt:ro" in compose["services"]["mail"]["volumes"]
+
+
+def test_every_image_the_compose_file_pulls_has_a_stand_in(compose: dict[str, Any]) -> None:
+    """No registry can be reached: scripts/test-compose builds each image the compose file names,
+    from tests/compose/<dir>/Dockerfile on the Debian base, and tags it with that name."""
+    script = (ROOT / "scripts" / "test-compose").read_text()
+    declared = re.search(r"declare -A TAG=\((.*?)\)", script, re.DOTALL)
+    assert declared, "scripts/test-compose names no stand-ins"
+    stand_ins = dict(re.findall(r"\[(\w+)\]=(\S+)", declared.group(1)))
+    pulled = {s["image"] for s in compose["services"].values() if "build" not in s}
+    base = {args for word, args in _dockerfile() if word == "FROM"}
+    assert set(stand_ins.values()) == pulled | base
+    for folder in stand_ins:
+        dockerfile = (COMPOSE_TEST / folder / "Dockerfile").read_text()
+        assert re.search(r"^FROM debian:bookworm-slim$", dockerfile, re.MULTILINE), folder
+
+
+def test_the_players_script_loads_and_wants_its_ports(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/compose/play.py uses the demo's mailbox and the confirmation code's reader: a rename
+    there shows here, not only in the slow run."""
+    spec = importlib.util.spec_from_file_location("compose_play", COMPOSE_TEST / "play.py")
+    assert spec is not None and spec.loader is not None
+    play = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, play)  # its dataclasses look their module up
+    spec.loader.exec_module(play)
+    with pytest.raises(SystemExit) as exit_:
+        play.main(["--smtp", "25", "--imap", "143"])  # no compose command after --
+    assert exit_.value.code == 2
+    mail = EmailMessage()
+    mail["Subject"] = "[compose] Spring 1901 results"
+    mail.set_content("results")
+    mail.add_attachment(b"\x89PNG\r\n\x1a\n" + bytes(8), maintype="image", subtype="png", filename="now.png")
+    assert len(play.png_maps(mail)) == 1 and play.results_of("Spring 1901")(mail)
+    mail.add_attachment(b"GIF89a", maintype="image", subtype="png", filename="fake.png")
+    with pytest.raises(play.Failed, match="no PNG"):
+        play.png_maps(mail)
