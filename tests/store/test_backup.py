@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import select
+from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from gm.games import create_game, current_phase, find_game
@@ -76,6 +77,14 @@ class Judge:
 
     def stop(self) -> None:
         stop(self.process)
+
+
+DB_PASSWORD = "s3cret-db"
+
+
+def with_password(url: str) -> str:
+    """`url` with a password (the test server trusts every local connection and ignores it)."""
+    return url if url.startswith("sqlite") else make_url(url).set(password=DB_PASSWORD).render_as_string(False)
 
 
 def until(condition: Callable[[], Any], timeout: float = 40, state: Callable[[], Any] | None = None) -> None:
@@ -160,14 +169,13 @@ def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_plays_on(
         judge.orders("France", FALL["France"])
         until(lambda: len(orders_on_file(db_url, "France")) == 3)
         before = quiet(db_url)  # the judge has answered, looked at the game, sent its mail
-        made = gm(db_url, "db", "backup", str(backup_file))
+        made = gm(with_password(db_url), "db", "backup", str(backup_file))
         assert made.returncode == 0, made.stderr
         assert snapshot(db_url) == before  # nothing moved meanwhile: the backup is of `before`
         assert made.stdout.startswith(f"gm db backup: wrote {backup_file} (") and "1 game)" in made.stdout
         assert backup_file.stat().st_size > 10_000
-        assert "pw-" not in made.stdout + made.stderr and not list(tmp_path.glob(".*.partial"))
-        if db_url.startswith("postgresql"):  # the password never on a command line nor printed
-            assert backup_file.read_bytes().startswith(b"PGDMP")
+        assert DB_PASSWORD not in made.stdout + made.stderr and not list(tmp_path.glob(".*.partial"))
+        assert backup_file.read_bytes().startswith(b"PGDMP" if db_url.startswith("postgresql") else b"SQLite")
 
         # The judge is running: its database is not restored over.
         refused = gm(db_url, "db", "restore", str(backup_file))
@@ -280,3 +288,12 @@ def test_backup_of_a_missing_database_makes_nothing(tmp_path: Path) -> None:
     assert done.returncode == 2 and "there is no database at" in done.stderr
     assert not (tmp_path / "nowhere").exists() and not (tmp_path / "b.sqlite3").exists()
 
+
+
+def test_a_failing_pg_dump_says_why_in_one_line_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql+psycopg://gm:{DB_PASSWORD}@127.0.0.1:{free_port()}/gm"  # nothing listens there
+    done = gm(url, "db", "backup", str(tmp_path / "gm.dump"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("gm db backup: pg_dump of postgresql+psycopg://gm:***@127.0.0.1:")
+    assert "Connection refused" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert DB_PASSWORD not in done.stderr + done.stdout and not list(tmp_path.iterdir())
