@@ -30,7 +30,7 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy.engine import URL, make_url
 
-from gm.store.db import AlreadyServing, alembic_config, service_lock
+from gm.store.db import AlreadyServing, alembic_config, head_revision, service_lock, sqlite_file
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_DUMP_MAGIC = b"PGDMP"  # the first bytes of a pg_dump archive in the custom format
@@ -53,7 +53,7 @@ class Backup:
 
     @property
     def up_to_date(self) -> bool:
-        return self.revision == ScriptDirectory.from_config(alembic_config()).get_current_head()
+        return self.revision == head_revision()
 
     def describe(self) -> str:
         return f"revision {self.revision}, {self.games} game{'s' if self.games != 1 else ''}"
@@ -72,10 +72,10 @@ def _kind(url: str) -> str:
 
 
 def _sqlite_path(url: str) -> Path:
-    database = make_url(url).database
-    if not database or database == ":memory:" or database.startswith("file:"):
+    path = sqlite_file(url)
+    if path is None:
         raise BackupError(f"{url} is no database file: back up and restore a database in a file")
-    return Path(database)
+    return path
 
 
 def _where(url: str) -> str:
