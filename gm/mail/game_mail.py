@@ -390,13 +390,23 @@ def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None,
     return draw_planned(plan_attachments(session, attachments, drawn), drawn)
 
 
-def plan_attachments(session: Session, attachments: list[dict[str, Any]] | None, drawn: DrawnMaps
-                     ) -> list[dict[str, Any]] | None:
+def plan_attachments(session: Session, attachments: list[dict[str, Any]] | None, drawn: DrawnMaps,
+                     plans: dict[str, Any] | None = None) -> list[dict[str, Any]] | None:
     """What draw_attachments reads in `session`: each map an attachment names, as the picture
     drawn before (in `drawn`) or as what to draw it from. draw_planned draws them after the
     session's transaction: on SQLite a transaction holds the whole database, and drawing takes
-    tens of milliseconds a map."""
-    return _replace_key(attachments, "map", lambda spec: _plan_stored(session, spec, drawn))
+    tens of milliseconds a map. `plans` keeps what was read for the other rows of the same
+    transaction (a results mail's readers name the same maps): one look at a phase for them all."""
+    if plans is None:
+        return _replace_key(attachments, "map", lambda spec: _plan_stored(session, spec, drawn))
+
+    def planned(spec: dict[str, Any]) -> dict[str, Any] | None:
+        known = json.dumps(spec, sort_keys=True, default=str)
+        if known not in plans:
+            plans[known] = _plan_stored(session, spec, drawn)
+        return plans[known]
+
+    return _replace_key(attachments, "map", planned)
 
 
 def draw_planned(attachments: list[dict[str, Any]] | None, drawn: DrawnMaps) -> list[dict[str, Any]] | None:

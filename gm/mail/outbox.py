@@ -77,16 +77,17 @@ class Outgoing:
 
     @classmethod
     def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None,
-           *, draw: bool = True) -> Outgoing:
+           *, draw: bool = True, plans: dict[str, Any] | None = None) -> Outgoing:
         """The row as the sender needs it; with `session`, its maps drawn, or taken from `drawn`,
-        those drawn before (see draw_attachments); without `draw`, only planned: draw them with
-        drawn() once the session's transaction is over."""
+        those drawn before (see draw_attachments); without `draw`, only planned (with `plans`,
+        what the transaction's other rows planned: see plan_attachments): draw them with drawn()
+        once the session's transaction is over."""
         attachments = row.attachments
         if session is not None:
             from gm.mail.game_mail import draw_attachments, plan_attachments  # the results mail's module
 
             attachments = (draw_attachments(session, attachments, drawn) if draw else
-                           plan_attachments(session, attachments, {} if drawn is None else drawn))
+                           plan_attachments(session, attachments, {} if drawn is None else drawn, plans))
         return cls(
             id=row.id,
             message_id=row.message_id,
@@ -322,7 +323,7 @@ class OutboxSender:
                     if mails:
                         log.info("outbox: %d mail to send", len(mails))
                     # Due mail that did not fit is taken when the queue has room (a worker wakes us).
-                    self._more_due = len(mails) == room
+                    self._more_due = len(mails) >= room
                     if next_due is not None and not self._more_due:
                         wait = min(wait, (next_due - datetime.now(UTC)).total_seconds())
                     wait = max(wait, 0.01)  # never spin on a row that someone else holds
@@ -444,8 +445,8 @@ class OutboxSender:
 
     def _claim(self, limit: int, held: dict[int, int]) -> tuple[list[Outgoing], datetime | None]:
         """Up to `limit` due rows (acknowledgements first: see _FIRST) (none of `held`, the rows this sender holds already, whose
-        lease is renewed), leased to this sender, and when the next row not taken falls due
-        (None: no row waits)."""
+        lease is renewed), and the rest of the last results mail's readers; leased to this sender;
+        and when the next row not taken falls due (None: no row waits)."""
         exclude = frozenset(held)
         now = datetime.now(UTC)
         waiting = (OutboundMail.sent_at.is_(None), OutboundMail.gave_up_at.is_(None))
@@ -469,9 +470,22 @@ class OutboxSender:
                     .limit(limit)
                     .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
                 ).all()
+            if rows and len(rows) == limit and rows[-1].game_id is not None and rows[-1].attachments:
+                # The rest of the last mail's readers too: a sender draws a mail's maps once for
+                # the readers it takes, and another sender taking the rest would draw them again.
+                last = rows[-1]
+                rows += session.scalars(
+                    select(OutboundMail)
+                    .where(*waiting, OutboundMail.next_attempt_at <= now,
+                           OutboundMail.id.not_in(exclude | {r.id for r in rows}), OutboundMail.game_id == last.game_id,
+                           OutboundMail.kind == last.kind, OutboundMail.created_at == last.created_at)
+                    .order_by(OutboundMail.id)
+                    .with_for_update(skip_locked=True)
+                ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
-            mails = [Outgoing.of(row, session, self.drawn_maps, draw=False) for row in rows]
+            plans: dict[str, Any] = {}  # a results mail's readers name the same maps: read once
+            mails = [Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})

@@ -1,11 +1,14 @@
-"""The outbox sender in a process of its own, so that sending mail and reading it use two cores.
+"""The outbox sender in processes of their own, so that sending mail and reading it use several cores.
 
 Python runs one thread at a time per process: with the inbox's ingest (parsing, adjudicating
 orders, the database) and the outbox's SMTP conversations in one process, each waits for the
-other. `OutboxProcess` starts `OutboxSender.run()` in a child process and wakes it through a pipe
-when the inbox has queued replies. The child ends when it reads end-of-file on that pipe, so it
-never outlives the service, even one killed outright; the service restarts a child that died.
-Everything the two share is in the database, so exactly-once holds as before.
+other. A deadline's results are CPU work too, for the sender: two maps drawn a game, and for each
+reader a mail of a few hundred kilobytes built and handed to SMTP. So `OutboxProcess` starts
+`OutboxSender.run()` in one child process a core (at most MAX_PROCESSES), wakes them through a
+pipe each when the inbox has queued replies, and restarts a child that died. A child ends when it
+reads end-of-file on its pipe, so it never outlives the service, even one killed outright.
+Everything the senders share is in the database, where each claims the rows it sends as several
+servers' senders do (gm.mail.outbox), so exactly-once holds as with one.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from gm.logs import configure
 from gm.mail.inbox import Backoff
 from gm.mail.outbox import OutboxSender
 from gm.settings import MailServer
@@ -26,13 +30,56 @@ from gm.store.db import make_engine, make_session_factory
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF = Backoff(1.0, 60.0)
+MAX_PROCESSES = 4  # senders a server starts at most: past that, the SMTP server is the limit
+
+
+def default_processes() -> int:
+    """One sender a core, at most MAX_PROCESSES."""
+    return max(1, min(MAX_PROCESSES, os.cpu_count() or 1))
 
 
 class OutboxProcess:
-    """Runs the outbox sender for `smtp` in a child process; start(), wake() at will, stop()."""
+    """Runs the outbox sender for `smtp` in `processes` child processes (default: one a core, see
+    default_processes); start(), wake() at will, stop()."""
 
-    def __init__(self, smtp: MailServer, db_url: str, *, gm_address: str, poll_seconds: float = 5.0) -> None:
-        self.args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel())
+    def __init__(self, smtp: MailServer, db_url: str, *, gm_address: str, poll_seconds: float = 5.0,
+                 processes: int | None = None) -> None:
+        args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel())
+        self.children = [_Child(args) for _ in range(processes or default_processes())]
+
+    @property
+    def process(self) -> BaseProcess | None:
+        """The first sender's process (None when stopped)."""
+        return self.children[0].process
+
+    def start(self) -> None:
+        for child in self.children:
+            child.start()
+
+    def wake(self) -> None:
+        """Tell the senders that replies were queued."""
+        for child in self.children:
+            child.wake()
+
+    async def supervise(self) -> None:
+        """Restart each child whenever it ends, with back-off; until cancelled."""
+        async with asyncio.TaskGroup() as tasks:
+            for child in self.children:
+                tasks.create_task(child.supervise())
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the children: SIGTERM (each finishes the mail it is sending), then SIGKILL."""
+        for child in self.children:
+            child.terminate()
+        for child in self.children:
+            child.join(timeout)
+
+
+class _Child:
+    """One sender's process."""
+
+    def __init__(self, args: tuple[object, ...]) -> None:
+        self.args = args
         self.process: BaseProcess | None = None
         self.started = 0.0  # time.monotonic() of the last start
         self._wake: Connection | None = None
@@ -70,14 +117,18 @@ class OutboxProcess:
             await asyncio.sleep(RESTART_BACKOFF.delay(failures))
             self.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """End the child: SIGTERM (it finishes the mail it is sending), then SIGKILL."""
-        process = self.process
+    def terminate(self) -> None:
+        """Ask the child to end (SIGTERM: it finishes the mail it is sending); stop() waits."""
         self._close()
+        if self.process is not None and self.process.is_alive():
+            self.process.terminate()
+
+    def join(self, timeout: float = 10.0) -> None:
+        """Wait for the child asked to end; killed (SIGKILL) if it has not within `timeout` s."""
+        process = self.process
         if process is None:
             return
         if process.is_alive():
-            process.terminate()
             process.join(timeout)
             if process.is_alive():
                 process.kill()
@@ -91,7 +142,7 @@ class OutboxProcess:
 
 
 def _child(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, level: int, wake: Connection) -> None:
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure(level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the service, which stops us
     asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, wake))
 
