@@ -114,3 +114,31 @@ def test_a_join_of_no_game_costs_no_password_hash(desk: Desk, forming: Desk) -> 
     hashed = ingest_module._prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
                                     [command_lines(m.text) for m in messages], 1_000_000, frozenset())
     assert [bool(h) for h in hashed] == [False, False, False, False, True]
+
+
+def test_a_hash_stored_before_the_quick_check_is_made_again_at_its_owners_sign_on(desk: Desk) -> None:
+    """A player whose hash predates the quick check (every wrong guess a slow hash) gets one at
+    their first sign-on with the right password, and only then; the GM's likewise."""
+    from argon2 import PasswordHasher
+
+    from gm.store.models import Master, Player
+    from gm.store.passwords import needs_rehash, quick_refusal
+
+    old = PasswordHasher().hash("pw")
+    with transaction(desk.sf) as s:
+        s.execute(Player.__table__.update().where(Player.power == "France").values(password_hash=old))
+        s.execute(Master.__table__.update().values(password_hash=PasswordHasher().hash("gm-pw")))
+
+    def stored() -> tuple[str, str]:
+        with transaction(desk.sf) as s:
+            return (s.scalar(select(Player.password_hash).where(Player.power == "France")),
+                    s.scalar(select(Master.password_hash)))
+
+    flood(desk, [("eve@evil.example", "SIGNON France g1 guess\nSIGNON MASTER g1 guess")])
+    assert stored() == (old, stored()[1]) and all(needs_rehash(h) for h in stored())  # a wrong guess changes nothing
+    assert "accepted  A Par - Bur" in desk.player("France", "A Par - Bur")
+    assert "accepted  PAUSE" in desk.master("PAUSE")
+    france, master = stored()
+    assert not needs_rehash(france) and not needs_rehash(master)
+    assert not quick_refusal(france, "pw") and sum(quick_refusal(france, f"guess {i}") for i in range(200)) > 150
+    assert "accepted  A Par - Pic" in desk.player("France", "A Par - Pic")  # the right password still works
