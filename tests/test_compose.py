@@ -216,3 +216,12 @@ def test_the_players_script_loads_and_wants_its_ports(monkeypatch: pytest.Monkey
     mail.add_attachment(b"GIF89a", maintype="image", subtype="png", filename="fake.png")
     with pytest.raises(play.Failed, match="no PNG"):
         play.png_maps(mail)
+
+
+def test_the_judges_healthcheck_is_gm_status_for_this_host(compose: dict[str, Any]) -> None:
+    from gm.cli import build_parser
+
+    check = compose["services"]["judge"]["healthcheck"]
+    assert check["test"][0] == "CMD" and check["test"][1] == "gm", check["test"]
+    args = build_parser().parse_args(check["test"][2:])
+    assert args.command == "status" and args.this_host
