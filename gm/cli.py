@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
 
+VARIANTS = "standard, classical, ambition, ambition-v6, napoleonic, 1700ad"  # gm.variants.REGISTRY, without importing it
+
 if TYPE_CHECKING:
     from datetime import datetime
 
@@ -67,14 +69,24 @@ def _adjudicate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _variant_name(text: str) -> str:
+    """A variant's name or alias, as argparse takes it: the registry's name, or a one-line error."""
+    from gm.variants import VariantError, canonical_name
+
+    try:
+        return canonical_name(text)
+    except VariantError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _demo(args: argparse.Namespace) -> int:
 
     from gm.demo import run_demo
 
-    if args.years < 1:
+    if args.years is not None and args.years < 1:
         print("gm demo: --years must be 1 or more", file=sys.stderr)
         return 2
-    return run_demo(Path(args.out) if args.out else None, years=args.years, seed=args.seed)
+    return run_demo(Path(args.out) if args.out else None, years=args.years, seed=args.seed, variant=args.variant)
 
 
 def _load_settings(args: argparse.Namespace) -> Settings:
@@ -452,13 +464,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="play an Ambition & Empire game by mail: gm serve and ten scripted players, every mail kept as .eml",
-        description="Create an Ambition & Empire game, run gm serve on SQLite and its embedded mail servers, "
-        "and let ten scripted players join and play it by mail on deadlines of seconds; every mail is written "
-        "out as an .eml file and a summary printed at the end.",
+        help="play a game of any variant by mail, to its end: gm serve and scripted players, every mail kept as .eml",
+        description="Create a game (Ambition & Empire unless --variant says otherwise), run gm serve on SQLite and "
+        "its embedded mail servers, and let scripted players, one per great power, join and play it by mail with "
+        "the variant's special orders on deadlines of seconds, until it ends as real games of the variant end (a "
+        "draw the GM proposes and the players accept; 1700AD II: the GM's last year); every mail is written out "
+        "as an .eml file and a summary printed at the end.",
     )
+    demo.add_argument("--variant", default="ambition", type=_variant_name, metavar="VARIANT",
+                      help=f"{VARIANTS} (default ambition)")
     demo.add_argument("--out", metavar="DIR", help="where the database, the log and the .eml files go (default: a new temporary folder)")
-    demo.add_argument("--years", type=int, default=3, help="game years to play (default 3: Spring 1763 to Spring 1766)")
+    demo.add_argument("--years", type=int, help="game years to play before the end (default: 3; Napoleonic Wars 2; "
+                      "1700AD II 14, 1700 to 1713)")
     demo.add_argument("--seed", type=int, default=1763, help="of the players' random orders (default 1763)")
     demo.set_defaults(func=_demo)
 
@@ -519,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the game's short name: 1 to 64 ASCII letters, digits, '-' and '_', starting with a letter or digit; "
         "case does not matter (AE1 is ae1)",
     )
-    game_new.add_argument("--variant", default="standard", help="standard, classical, ambition, ambition-v6")
+    game_new.add_argument("--variant", default="standard", help=VARIANTS)
     rules = game_new.add_argument_group("house rules (shown to every player when the game starts)")
     rules.add_argument("--movement", metavar="DURATION", help="how long a movement phase runs: 48h (default), 2d, 90m, 10s")
     rules.add_argument("--retreat", metavar="DURATION", help="how long a retreat phase runs (default 24h)")
@@ -578,13 +595,13 @@ def build_parser() -> argparse.ArgumentParser:
     map_sub = maps.add_subparsers(dest="map_command", metavar="COMMAND", required=True)
     map_build = map_sub.add_parser(
         "build", help="draw a variant's board from maps/<variant>/geography.toml into maps/<variant>/art/ (needs the mapbuild extra)")
-    map_build.add_argument("variant", help="standard, classical, ambition, ambition-v6")
+    map_build.add_argument("variant", help=VARIANTS)
     map_build.add_argument("--debug", dest="debug_picture", metavar="FILE.png", help="also write the board with every anchor drawn")
     map_build.add_argument("--dry-run", action="store_true", help="write no art (with --debug: only the picture)")
     map_build.set_defaults(func=_map_build)
     map_check = map_sub.add_parser(
         "check", help="list every difference between the board's art and the variant's adjacency; exit 1 if one is unexplained")
-    map_check.add_argument("variant", help="standard, classical, ambition, ambition-v6")
+    map_check.add_argument("variant", help=VARIANTS)
     map_check.set_defaults(func=_map_check)
     map_render = map_sub.add_parser(
         "render", help="draw a case's position with its orders and results, or a stored game's, as PNG",

@@ -27,7 +27,9 @@ cut supports, dislodgements and retreats:
   a PROMOTE (also of one with too few centres);
 * where the rules allow multiple units: moves that MERGE where the power's units meet, parts of
   multiple units split off, armies board their fleets next to them (E) and armies aboard land
-  (D), builds join the power's own unit, removals take an army or a fleet off a multiple unit.
+  (D), builds join the power's own unit, removals take an army or a fleet off a multiple unit;
+* where supply lines run through allies' units (1700AD II), now and then a PERMIT of a power
+  whose units stand next to the power's, or a REVOKE of one given.
 
 Pure apart from the random.Random(seed): the same variant, seed and years give the same game.
 The game stops after `years` game years or (unless told to play on) when the adjudication names a
@@ -42,9 +44,10 @@ from typing import Iterator, Mapping
 from gm.engine.adjudicator import Adjudication, adjudicate
 from gm.engine.adjust import adjustment_counts
 from gm.engine.graph import Terrain
+from gm.engine.impulses import PERMITS
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.orders import (
-    Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Promote, Retreat,
+    Allocation, Bid, Blockade, Build, Convoy, DeclareHome, Deny, Disband, Hold, Loan, Move, Order, Permit, Promote, Retreat,
     Steps, SupportHold, SupportMove, TwoPhase, convert, waive,
 )
 from gm.engine.rules import Rules
@@ -58,8 +61,9 @@ P_DISBAND, P_NO_RETREAT = 0.15, 0.10
 P_SILENT = 0.12  # a power gives no adjustment orders this winter
 P_SHORT = 0.15  # a power orders one removal too few
 P_WAIVE, P_DECLARE = 0.08, 0.5
+P_BANK = 0.3  # where the rules keep a bank (Supply Points), a build not made is banked: waived more often
 P_BACK, P_DENY = 0.2, 0.5  # a bid backs another power's; a fleet in a passage's sea denies it
-P_SUPPLY = 0.3  # a power with Supply Points banked converts some, or lends some
+P_SUPPLY, P_LEND = 0.3, 0.6  # a power with Supply Points banked converts some; lends some (of what is left)
 P_BLOCKADE = 0.3  # a fleet at sea next to another power's coastal home centre blockades it
 P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or supports one)
 # Multiple units: a move merges where the power's units meet; a multiple unit splits a part off;
@@ -68,6 +72,7 @@ P_MERGE, P_SPLIT, P_EMBARK, P_LAND, P_JOIN = 0.6, 0.3, 0.5, 0.5, 0.3
 P_PROMOTE = 0.05  # a power makes a minor power it controls its major power, in a phase (rule 12)
 # Turns of impulses: an order at double strength, or a second step; a retreat ordered in advance.
 P_DOUBLE, P_TWO_STEPS, P_RETREAT_AHEAD = 0.25, 0.4, 0.1
+P_PERMIT = 0.25  # where supply lines run, a power lets a neighbour through (PERMIT), or takes it back (REVOKE)
 
 GameStep = tuple[GameState, list[Order], Adjudication]
 
@@ -340,7 +345,27 @@ class RandomPlayers:
             near = sorted(self.reach(u))
             if near and rng.random() < P_RETREAT_AHEAD:
                 orders.append(Retreat(u.power, u.type, u.location, rng.choice(near)))
-        return orders + self.adjustments(state)
+        return orders + self.adjustments(state) + (self._permits(state) if self.rules.supply_lines else [])
+
+    def _permits(self, state: GameState) -> list[Order]:
+        """Now and then a power PERMITs another (its fleets may then stand in the permitter's
+        coasts, its supply lines pass through the permitter's units), mostly one whose units stand
+        next to its own; or REVOKEs a permission it gave."""
+        given: Mapping[str, list[str]] = state.extra.get(PERMITS, {})  # type: ignore[assignment]
+        out: list[Order] = []
+        for power in self.players(state):
+            if self.rng.random() >= P_PERMIT:
+                continue
+            mine = given.get(power, [])
+            if mine and self.rng.random() < 0.3:
+                out.append(Permit(power, None, self.rng.choice(sorted(mine)), revoke=True))
+                continue
+            others = [p for p in self.v.great_powers if p != power and p not in mine]
+            near = sorted({t.power for u in state.units_of(power) for p in self.map.all_neighbours[u.province]
+                           if (t := state.units.get(p)) is not None and t.power in others})
+            if near or others:
+                out.append(Permit(power, None, self.rng.choice(near or others)))
+        return out
 
     def _passages(self) -> list[tuple[tuple[str, str], str]]:
         return [(tuple(sorted(ends)), sea) for ends, sea in self.rules.passages(self.v).items()]  # type: ignore[misc]
@@ -362,7 +387,7 @@ class RandomPlayers:
                 out.append(convert(power, n))
                 points += 2 * n
                 banked -= n
-            if banked > 0 and rng.random() < P_SUPPLY:
+            if banked > 0 and rng.random() < P_LEND:
                 out.append(Loan(power, None, rng.choice([p for p in players if p != power] or [power]), rng.randint(1, banked)))
             for minor in rng.sample(minors, min(len(minors), rng.randint(0, 3))):
                 if points <= 0:
@@ -423,6 +448,7 @@ class RandomPlayers:
         choices: Mapping[str, tuple[str, ...]] = state.extra.get("home_choice", {})  # type: ignore[assignment]
         out: list[Order] = []
         adjusting = [p for p in counts if p not in self.players(state) and self.commander(state, p) is not None]
+        p_waive = P_BANK if hasattr(self.rules, "accounts") else P_WAIVE
         for power in self.players(state) + sorted(adjusting):
             if rng.random() < P_SILENT:
                 continue
@@ -441,7 +467,7 @@ class RandomPlayers:
                                 u.location) for u in rng.sample(mine, n)]
             built: list[str] = []
             for _ in range(max(due, 0)):
-                if rng.random() < P_WAIVE:
+                if rng.random() < p_waive:
                     out.append(waive(by))
                     continue
                 occupied = set(state.units)

@@ -1,64 +1,128 @@
-"""`gm demo`, one game year of it: `gm serve` in a child process, ten players by mail, and what
-it leaves behind (the database, the .eml files, the summary)."""
+"""`gm demo --variant V`, one game year of each variant: `gm serve` in a child process, a scripted
+player per great power and the GM, all by mail; the variant's special orders mailed and accepted,
+the game ended as real games of the variant end, and what it leaves behind (the database, the
+.eml files, the summary)."""
 from __future__ import annotations
 
 import email
 import email.policy
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from gm.cli import main
-from gm.demo import MASTER
+from gm.cli import VARIANTS, main
+from gm.demo import DEFAULT_VARIANT, MASTER, SCRIPTS
+from gm.variants import REGISTRY, load_variant
+
+# What each variant's year must show among the orders the GM accepted, as the players wrote them.
+SPECIAL = {
+    "standard": [r"[AF] \S+ S "],  # no special orders: supports
+    "classical": [r"[AF] \S+ S "],
+    "ambition": [r"DP \d+ "],
+    "ambition-v6": [r"DP \d+ "],
+    "napoleonic": [r"IP \d+ ", r"LOAN \d+ ", r"F \S+ (- \S+ - |.* THEN )", r".* MERGE$"],
+    "1700ad": [r".*\(x2\)", r"(CXII|MARL|EUG|VILL|PTR|BERW|SCHU) ", r"PERMIT "],
+}
+SEED = 8  # a year of each variant's random orders with every kind above (a loan needs Supply Points banked)
 
 
-def test_demo_plays_a_year_by_mail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--years", "1", "--out", str(tmp_path)]) == 0
+def test_every_variant_has_a_demo() -> None:
+    assert set(SCRIPTS) == set(REGISTRY) == set(SPECIAL)
+    assert VARIANTS == ", ".join(REGISTRY)  # what `gm demo --help` and `gm game new --help` list
+
+
+@pytest.mark.parametrize("variant", list(REGISTRY))
+def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chosen = [] if variant == DEFAULT_VARIANT else ["--variant", variant]  # scripts/demo's game by default
+    assert main(["demo", *chosen, "--years", "1", "--seed", str(SEED), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-
     db = sqlite3.connect(tmp_path / "data" / "gm.sqlite3")
+    great = load_variant(variant).great_powers
+
+    # Every player joined by mail and mailed orders; the variant's special orders among them, accepted.
+    players = dict(db.execute("SELECT email, power FROM players WHERE power IS NOT NULL"))
+    assert sorted(players.values()) == sorted(great)
+    senders = {row[0] for row in db.execute("SELECT sender FROM inbound_mail")}
+    assert senders == set(players) | {MASTER}
+    lines = [text for (text,) in db.execute("SELECT text FROM orders UNION ALL SELECT text FROM secret_allocations")]
+    for pattern in SPECIAL[variant]:
+        assert any(re.match(pattern, line, re.IGNORECASE) for line in lines), pattern
+
+    # Secrets stayed with their owners: an allocation, bid or loan is mailed to the powers that
+    # wrote it and the GM, nobody else.
+    secret: dict[str, set[str]] = {}
+    for text, power in db.execute("SELECT canonical, power FROM secret_allocations"):
+        secret.setdefault(text, set()).add(power)
+    for to, body in db.execute("SELECT to_addr, body_text FROM outbox WHERE kind = 'results'"):
+        for text, owners in secret.items():
+            if f"\n  {text} " in body or body.endswith(f"  {text}"):
+                assert to == MASTER or players[to] in owners, (to, text)
+
+    # The game ended as the variant's games end, and the end mail went to every player and the GM.
+    status, outcome, finished = db.execute("SELECT status, outcome, finished_at FROM games").fetchone()
+    assert status == "finished"
+    end = db.execute("SELECT to_addr, kind, subject, body_text, sent_at FROM outbox WHERE created_at >= ? "
+                     "AND kind IN ('announcement', 'results')", (finished,)).fetchall()
+    assert {row[0] for row in end} == set(players) | {MASTER} and all(row[4] for row in end)
+    if SCRIPTS[variant].ending == "draw":
+        assert outcome == f"drawn between {', '.join(great)}"  # nobody is out after a year
+        assert all(subject == "[demo] The game is drawn" and "The final position (" in body
+                   for _, _, subject, body, _ in end)
+        # The GM paused the game and proposed the draw by mail; every player accepted it by mail.
+        votes = db.execute("SELECT count(*) FROM audit_log WHERE action = 'accept draw'").fetchone()[0]
+        assert votes == len(players)
+        assert db.execute("SELECT count(*) FROM audit_log WHERE action IN ('pause', 'draw')").fetchone()[0] == 2
+    else:  # 1700AD II: the GM's last year, 1713, with the year moved on for a one-year game
+        assert re.fullmatch(r"won by \S+, ahead when the game ended in 1713|ended in 1713 with no power ahead", outcome)
+        assert [label for (label,) in db.execute("SELECT label FROM phases")] == ["Year 1713"]
+        assert all(": game over" in subject and "The game is over: " in body for _, _, subject, body, _ in end)
+    assert db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0] == 0
+
+    # Every mail as an .eml file; the summary says how the game ended and where its end mail is.
+    inbound = sorted((tmp_path / "mail" / "in").glob("*.eml"))
+    outbound = sorted((tmp_path / "mail" / "out").glob("*.eml"))
+    assert len(inbound) == db.execute("SELECT count(*) FROM inbound_mail").fetchone()[0]
+    assert len(outbound) == db.execute("SELECT count(*) FROM outbox").fetchone()[0]
+    summary = out.split("Summary", 1)[1]
+    assert f"How the game ended: {outcome}" in summary
+    named = re.search(r"one of them: (\S+\.eml)", summary)
+    assert named is not None
+    final = email.message_from_bytes(Path(named.group(1)).read_bytes(), policy=email.policy.default)
+    assert final["To"] in players and final["Subject"] == end[0][2]
+    assert "Special orders the GM accepted: " in summary and str(tmp_path / "mail") in summary
+    if variant == DEFAULT_VARIANT:
+        default_demo(tmp_path, db, out)
+
+
+def default_demo(tmp_path: Path, db: sqlite3.Connection, out: str) -> None:
+    """The default demo's game, Ambition & Empire: phases end early and at their deadline, the GM
+    greets the players, results reach every player and the GM."""
     phases = db.execute("SELECT label, opened_at, deadline_at, adjudicated_at FROM phases ORDER BY seq").fetchall()
     labels = [p[0] for p in phases]
-    assert labels[0] == "Spring 1763, Movement" and "Fall 1763, Movement" in labels
+    assert labels[:2] == ["Spring 1763, Movement", "Fall 1763, Movement"] and labels[-1] == "Spring 1764, Movement"
     played = [p for p in phases if p[3] is not None]
-    assert labels[len(played)] == "Spring 1764, Movement"  # open when the demo stopped
     # Both ways a phase ends: early, once every order is in, and at the deadline (Austria leaves
     # a unit without orders in the Fall, on purpose).
     assert any(adjudicated < deadline for _, _, deadline, adjudicated in played)
     fall = next(p for p in played if p[0] == "Fall 1763, Movement")
     assert fall[3] >= fall[2]
     assert "Fall 1763, Movement: Austria leaves" in out
-
-    # Every player joined by mail and mailed orders, secret allocations among them.
-    senders = {row[0] for row in db.execute("SELECT sender FROM inbound_mail")}
-    assert len(senders - {MASTER}) == 10
     # The GM signed on by mail and greeted every player (press to all), never naming an address.
     press = db.execute("SELECT to_addr, body_text FROM outbox WHERE kind = 'press'").fetchall()
     assert len(press) == 10 and all("Welcome to the demonstration game" in text for _, text in press)
     assert not any(MASTER in text for _, text in press)
-    assert db.execute("SELECT count(*) FROM secret_allocations").fetchone()[0] > 0
-    # Results of every phase to each player and to the GM, all sent.
     results = db.execute("SELECT count(*) FROM outbox WHERE kind = 'results'").fetchone()[0]
     assert results >= 11 * 2
-    assert db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0] == 0
-
-    # Every mail as an .eml file.
-    inbound = sorted((tmp_path / "mail" / "in").glob("*.eml"))
     outbound = sorted((tmp_path / "mail" / "out").glob("*.eml"))
-    assert len(inbound) == db.execute("SELECT count(*) FROM inbound_mail").fetchone()[0]
-    assert len(outbound) == db.execute("SELECT count(*) FROM outbox").fetchone()[0]
-    assert inbound[0].name.endswith(".eml") and "-from-" in inbound[0].name
     gm_copy = next(p for p in outbound if p.name.endswith("-to-gm-master-results.eml"))
     msg = email.message_from_bytes(gm_copy.read_bytes(), policy=email.policy.default)
     assert msg["To"] == MASTER and msg.get_content_type() == "multipart/alternative"
     assert "Spring 1763" in str(msg["Subject"])
-    orders = email.message_from_bytes(next(p for p in inbound if "SIGNON" in p.read_text()).read_bytes(),
-                                      policy=email.policy.default)
+    orders = email.message_from_bytes(next(p for p in sorted((tmp_path / "mail" / "in").glob("*.eml"))
+                                           if "SIGNON" in p.read_text()).read_bytes(), policy=email.policy.default)
     assert orders.get_body(preferencelist=("plain",)).get_content().startswith("SIGNON ")  # type: ignore[union-attr]
-
-    # The summary.
     summary = out.split("Summary", 1)[1]
     assert "Phases played:" in summary and "Mails in:" in summary and "Mails out:" in summary
     assert "Supply centres, Spring 1764:" in summary and "Great Britain" in summary
-    assert str(tmp_path / "mail") in summary

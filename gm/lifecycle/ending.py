@@ -43,6 +43,23 @@ def terminate(session: Session, game: Game, now: datetime) -> None:
     phases.finish(session, game, now, TERMINATED)
 
 
+def final_position(variant: Variant, current: CurrentPhase) -> str:
+    """The position a game ended in, for the mail that ends it: each major power's centres and
+    units, most centres first, and the minor powers' centres where the variant has them."""
+    state = current.state
+    centres: dict[str, int] = {}
+    for owner in state.supply_centres.values():
+        centres[owner] = centres.get(owner, 0) + 1
+    majors = variant.rules.major_powers(variant, state)
+    lines = [f"The final position ({current.row.label.partition(',')[0]}):"]
+    for power in sorted(majors, key=lambda p: (-centres.get(p, 0), p)):
+        lines.append(f"  {power:20} {centres.get(power, 0):2d} centres, {len(state.units_of(power)):2d} units")
+    if any(p.minor for p in variant.powers.values()):
+        minor = sum(n for owner, n in centres.items() if owner not in majors)
+        lines.append(f"  {'minor powers':20} {minor:2d} centres")
+    return "\n".join(lines)
+
+
 # --- draws ------------------------------------------------------------------------------------
 
 

@@ -1,11 +1,11 @@
 """ACCEPT DRAW: accept the draw the GM proposed (your vote is told to nobody but the GM)."""
 from __future__ import annotations
 
-from gm.games import GameError, active_players, masters
-from gm.lifecycle.ending import vote
+from gm.games import CurrentPhase, GameError, active_players, masters, variant_of
+from gm.lifecycle.ending import final_position, vote
 from gm.mail.commands import Context
 from gm.mail.game_mail import queue_announcement
-from gm.store.models import utcnow
+from gm.store.models import Game, utcnow
 
 NAME = "ACCEPT DRAW"
 USAGE = "ACCEPT DRAW"
@@ -16,6 +16,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     cast(ctx, args, line, accept=True)
 
 
+def _ending(game: Game, current: CurrentPhase | None) -> str:
+    return "" if current is None else "\n\n" + final_position(variant_of(game), current)
+
+
 def cast(ctx: Context, args: list[str], line: str, *, accept: bool) -> None:
     """ACCEPT DRAW and REJECT DRAW: the signed-on power's vote on the draw the GM proposed."""
     if not ctx.signed_on(line):
@@ -24,6 +28,7 @@ def cast(ctx: Context, args: list[str], line: str, *, accept: bool) -> None:
         ctx.reject(line, f"usage: {'ACCEPT' if accept else 'REJECT'} DRAW")
         return
     game, power, now = ctx.game, ctx.player.power, utcnow()
+    current = ctx.phase()  # the position the game ends in, should this vote end it
     try:
         outcome, draw = vote(ctx.session, game, power, accept, now)
     except GameError as e:
@@ -35,7 +40,7 @@ def cast(ctx: Context, args: list[str], line: str, *, accept: bool) -> None:
         ctx.lookups.forget()
         queue_announcement(ctx.session, game, "The game is drawn",
                            f"Every power named has accepted the draw the GM proposed: the game is over, "
-                           f"{draw.outcome}.", gm_address=ctx.gm_address, now=now)
+                           f"{draw.outcome}." + _ending(game, current), gm_address=ctx.gm_address, now=now)
         said = f"you accept; every power named has accepted: {game.name} is {draw.outcome}"
     elif outcome == "accepted":
         if gms:

@@ -69,6 +69,9 @@ def test_terminate_ends_the_game_and_it_takes_no_more_orders(session_factory: se
     assert (status, outcome) == ("finished", "terminated by the GM")
     news = told(desk, before)
     assert sorted(news) == EVERYONE and "ended the game" in news[MASTER][0]
+    # with the position it ended in: the standard opening, three centres each (Russia four)
+    assert "The final position (Spring 1901):\n  Russia                4 centres,  4 units\n" \
+           "  Austria               3 centres,  3 units" in news[address("France")][0]
     assert desk.audit("terminate")[0].detail == {"outcome": "terminated by the GM"}
     assert "g1 is not under way: it takes no orders" in desk.player("France", "A Par - Bur")
     ack = desk.master("TERMINATE\nPAUSE\nDRAW France, Italy")
@@ -113,6 +116,8 @@ def test_a_draw_every_power_named_accepts_ends_the_game(session_factory: session
     assert (status, outcome) == ("finished", "drawn between France, Germany, Italy") and "draw" not in options
     news = told(desk, since)
     assert sorted(news) == EVERYONE and "the game is over, drawn between France, Germany, Italy" in news[MASTER][0]
+    assert "The final position (Spring 1901):" in news[address("England")][0]
+    assert "  Turkey                3 centres,  3 units" in news[address("England")][0]
     votes = desk.audit("accept draw")
     assert [(v.actor, v.detail["power"], v.detail["outcome"]) for v in votes] == [
         (address("France"), "France", "accepted"), (address("Germany"), "Germany", "accepted"),

@@ -1,8 +1,8 @@
 """TERMINATE: end the game now; every player is told."""
 from __future__ import annotations
 
-from gm.games import GameError
-from gm.lifecycle.ending import terminate
+from gm.games import GameError, variant_of
+from gm.lifecycle.ending import final_position, terminate
 from gm.mail.commands import Context
 from gm.mail.game_mail import queue_announcement
 from gm.store.models import utcnow
@@ -19,6 +19,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(line, f"usage: {USAGE}")
         return
     game, now = ctx.game, utcnow()
+    current = ctx.phase()  # the position the game ends in
     try:
         terminate(ctx.session, game, now)
     except GameError as e:
@@ -26,7 +27,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     ctx.lookups.forget()
     queue_announcement(ctx.session, game, "The game is over",
-                       "The GM has ended the game as it stands: it takes no more orders.",
+                       "The GM has ended the game as it stands: it takes no more orders."
+                       + ("" if current is None else "\n\n" + final_position(variant_of(game), current)),
                        gm_address=ctx.gm_address, now=now)
     ctx.audit("terminate", {"outcome": game.outcome})
     ctx.accept(line, f"{game.name} is over ({game.outcome}); every player is told")
