@@ -157,7 +157,7 @@ class Game:
     # --- the game ----------------------------------------------------------------------------------
 
     async def run(self) -> None:
-        self.say(f"GM: gm game new {GAME} (standard, movement {DEADLINE}s); {len(self.players)} players' mailboxes made")
+        started = time.monotonic()
         await asyncio.gather(
             self.run_command(*self.compose, "exec", "-T", "judge", "gm", "game", "new", GAME, "--variant", VARIANT,
                              "--movement", f"{DEADLINE}s", "--retreat", "10s", "--adjustment", "10s",
@@ -165,6 +165,8 @@ class Game:
             *(self.run_command(*self.compose, "exec", "-T", "mail", "setup", "email", "add", p.address,
                                p.mailbox.password) for p in self.players))
         await asyncio.gather(*(p.mailbox.open() for p in self.players))
+        self.say(f"the GM made the game with gm game new {GAME} (standard, movement {DEADLINE} s), and the mail server "
+                 f"{len(self.players)} players' mailboxes, in {time.monotonic() - started:.1f} s")
         collectors = [asyncio.create_task(p.collect(), name=p.power) for p in self.players]
         try:
             await self.play()
