@@ -63,7 +63,7 @@ P_SHORT = 0.15  # a power orders one removal too few
 P_WAIVE, P_DECLARE = 0.08, 0.5
 P_BANK = 0.3  # where the rules keep a bank (Supply Points), a build not made is banked: waived more often
 P_BACK, P_DENY = 0.2, 0.5  # a bid backs another power's; a fleet in a passage's sea denies it
-P_SUPPLY, P_LEND = 0.3, 0.6  # a power with Supply Points banked converts some; lends some (of what is left)
+P_SUPPLY, P_LEND = 0.3, 0.6  # a power with Supply Points banked lends some; converts some (of what is left)
 P_BLOCKADE = 0.3  # a fleet at sea next to another power's coastal home centre blockades it
 P_SECOND = 0.5  # a fleet, where fleets move twice, has a second move (or supports one)
 # Multiple units: a move merges where the power's units meet; a multiple unit splits a part off;
@@ -221,8 +221,8 @@ class RandomPlayers:
         reach, cands = self.reach(u), []
         for prov in sorted(reach | set(out)):
             t = state.units.get(prov)
-            if t is None or prov == u.province:
-                continue
+            if t is None or prov == u.province or self.rules.separate_fleets and t.type is not u.type:
+                continue  # where fleets stand apart, fleets support only fleets, armies only armies
             w = own_bonus if t.power == u.power else 1.0
             o = out.get(prov)
             if isinstance(o, Move):
@@ -325,7 +325,9 @@ class RandomPlayers:
         for prov in sorted(out):
             first, u = out[prov], state.units[prov]
             r = rng.random()
-            points = self.rules.impulse_points(self.v, u)  # a leader's third point: triple strength
+            # a leader's third point: triple strength (his, not that of the fleets beside him)
+            mover = Unit(u.power, UnitType.FLEET, u.location, u.n_fleets) if u.type is UnitType.FLEET else u
+            points = self.rules.impulse_points(self.v, mover)
             if type(first) in (Move, SupportHold, SupportMove) and r < P_DOUBLE:
                 orders.append(Steps(first.power, first.unit_type, first.location, (first,), (rng.randint(2, points),)))
                 continue
@@ -382,13 +384,14 @@ class RandomPlayers:
             points = self.rules.points_available(v, state, power) or 0
             points += 1 if rng.random() < P_OVERSPEND else 0
             banked = bank.get(power, 0)
-            if banked > 0 and rng.random() < P_SUPPLY:  # Supply Points: some turned into IPs, some lent
+            if banked > 0 and rng.random() < P_LEND:  # Supply Points: some lent, some turned into IPs
+                n = rng.randint(1, banked)
+                out.append(Loan(power, None, rng.choice([p for p in players if p != power] or [power]), n))
+                banked -= n
+            if banked > 0 and rng.random() < P_SUPPLY:
                 n = rng.randint(1, banked)
                 out.append(convert(power, n))
                 points += 2 * n
-                banked -= n
-            if banked > 0 and rng.random() < P_LEND:
-                out.append(Loan(power, None, rng.choice([p for p in players if p != power] or [power]), rng.randint(1, banked)))
             for minor in rng.sample(minors, min(len(minors), rng.randint(0, 3))):
                 if points <= 0:
                     break

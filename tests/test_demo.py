@@ -14,6 +14,8 @@ import pytest
 
 from gm.cli import VARIANTS, main
 from gm.demo import DEFAULT_VARIANT, MASTER, SCRIPTS
+from gm.demo.driver import make_plan
+from gm.demo.mailbox import DemoFailed
 from gm.variants import REGISTRY, load_variant
 
 # What each variant's year must show among the orders the GM accepted, as the players wrote them.
@@ -31,6 +33,18 @@ SEED = 8  # a year of each variant's random orders with every kind above (a loan
 def test_every_variant_has_a_demo() -> None:
     assert set(SCRIPTS) == set(REGISTRY) == set(SPECIAL)
     assert VARIANTS == ", ".join(REGISTRY)  # what `gm demo --help` and `gm game new --help` list
+
+
+def test_each_game_is_planned_to_end_as_its_variant_ends() -> None:
+    ad1700, napoleonic = SCRIPTS["1700ad"], SCRIPTS["napoleonic"]
+    plan = make_plan(load_variant("1700ad"), ad1700, ad1700.years)  # 1700 to 1713, as the rules end it
+    assert (plan.first_year, plan.last_year, plan.jump_to, plan.stop_year) == (1700, 1713, None, None)
+    plan = make_plan(load_variant("1700ad"), ad1700, 15)  # longer: Nystad, starting later
+    assert (plan.first_year, plan.last_year, plan.jump_to) == (1707, 1721, 1707)
+    with pytest.raises(DemoFailed, match="1700AD II ends in 1713 or 1721: at most 22 years"):
+        make_plan(load_variant("1700ad"), ad1700, 23)
+    plan = make_plan(load_variant("napoleonic"), napoleonic, 2)  # the bids of Winter 1800 first
+    assert (plan.first_year, plan.stop_year, plan.last_year) == (1801, 1803, None)
 
 
 @pytest.mark.parametrize("variant", list(REGISTRY))
@@ -55,10 +69,16 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     secret: dict[str, set[str]] = {}
     for text, power in db.execute("SELECT canonical, power FROM secret_allocations"):
         secret.setdefault(text, set()).add(power)
+    shown = 0
     for to, body in db.execute("SELECT to_addr, body_text FROM outbox WHERE kind = 'results'"):
+        if to == MASTER:
+            continue
+        assert "GM only" not in body
         for text, owners in secret.items():
-            if f"\n  {text} " in body or body.endswith(f"  {text}"):
-                assert to == MASTER or players[to] in owners, (to, text)
+            if re.search(rf"^  {re.escape(text)} ", body, re.MULTILINE):
+                assert players[to] in owners, (to, text)
+                shown += 1
+    assert bool(shown) == bool(secret)  # each player saw its own
 
     # The game ended as the variant's games end, and the end mail went to every player and the GM.
     status, outcome, finished = db.execute("SELECT status, outcome, finished_at FROM games").fetchone()

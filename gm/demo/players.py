@@ -119,10 +119,12 @@ class Cast:
                 # player also looks whether the game has started (should its start mail not come).
                 if not about_game and heard:
                     continue
-                await self.ready.wait()
                 # A scripted player takes the position from the database, not from the mail (a
                 # person reads it there): the same position, without parsing text for people.
                 row = await asyncio.to_thread(current_phase, engine)
+                if row is not None and not self.ready.is_set():
+                    await self.ready.wait()  # the GM moves the first phase on: orders for that one
+                    row = await asyncio.to_thread(current_phase, engine)
                 if row is None or row.seq in ordered:
                     continue
                 state = state_from_json(row.state_json)

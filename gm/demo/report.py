@@ -155,7 +155,8 @@ def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: 
     print(f"\nSummary ({took:.0f} s)")
     print("=======")
     if last is not None:
-        print(f"Phases played: {len(ended)}, {_when(ended[0].label)} to {_when(last.label)}"
+        played = _when(ended[0].label) + ("" if len(ended) == 1 else f" to {_when(last.label)}")
+        print(f"Phases played: {len(ended)}, {played}"
               + (f" ({current.label} was open when the game ended)" if current is not None else ""))
         print(f"  {early} ended early, as soon as every order was in; {len(ended) - early} at their deadline")
     print(f"Mails in:  {sum(written.counts['in'].values()):4d}  ({_kinds(written.counts['in'])})")
