@@ -100,12 +100,11 @@ def _load_settings(args: argparse.Namespace) -> Settings:
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
+    from gm.logs import configure
     from gm.server import run
 
     settings = _load_settings(args)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for chatty in ("mail.log", "aioimaplib"):  # aiosmtpd and aioimaplib log every command at INFO
-        logging.getLogger(chatty).setLevel(logging.WARNING)
+    configure(logging.DEBUG if args.debug else logging.INFO)
     return run(settings)
 
 
@@ -619,6 +618,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # here, where a reader gone away is caught, not at exit
+    except BrokenPipeError:
+        # The reader went away (`gm game show NAME | head`): nobody is left to tell anything.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the exit's flush is quiet too
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -626,6 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
+    except BrokenPipeError:
+        raise  # see main()
     except Exception as e:
         from gm.failures import explain
 

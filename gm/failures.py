@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
+from gm.mail.embedded import PortUnavailable
 from gm.settings import URL_FORMS, Settings, SettingsError
 from gm.store.db import DatabaseBehind, NoDatabase
 
@@ -20,7 +21,7 @@ def explain(error: BaseException, settings: Settings | None) -> str | None:
     (a bug, whose traceback is wanted). `settings` are those the command ran with, if loaded."""
     if isinstance(error, BaseExceptionGroup):  # gm serve's task group wraps what its tasks raise
         return next(filter(None, (explain(e, settings) for e in error.exceptions)), None)
-    if isinstance(error, SettingsError):
+    if isinstance(error, (SettingsError, PortUnavailable)):
         return str(error)
     if isinstance(error, (ArgumentError, NoSuchModuleError)):
         return f"the database URL ({DATABASE_URL}) is not one gm can use: write {URL_FORMS}"

@@ -103,7 +103,7 @@ def problems(status: Status, *, this_host_only: bool = False, outbox_age: timede
     if status.oldest_unsent_at is not None and status.now - status.oldest_unsent_at > outbox_age:
         found.append(f"the outbox is stuck: {status.outbox_depth} mail unsent, the oldest queued "
                      f"{ago(status.now, status.oldest_unsent_at)} (more than {_span(outbox_age)})")
-    if status.overdue is not None:
+    if status.overdue is not None and status.now - status.overdue[1] > lag:
         game, when = status.overdue
         others = f" and {status.overdue_games - 1} other game(s)" if status.overdue_games > 1 else ""
         found.append(f"the deadlines are behind: game {game}{others} due {ago(status.now, when)}, not yet dealt with "

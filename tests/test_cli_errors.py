@@ -2,6 +2,7 @@
 with exit status 2; `gm --debug` shows the traceback instead. Run through the real command."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from sqlalchemy import inspect
 from sqlalchemy.pool import NullPool
 
 from gm.store.db import alembic_config, make_engine, upgrade
+from loopback import free_port, listening
 
 COMMANDS = [["db", "upgrade"], ["game", "new", "g1"], ["game", "list"], ["game", "show", "g1"], ["status"], ["serve"]]
 MAKERS = [["db", "upgrade"], ["serve"]]  # the commands that make a database
@@ -144,6 +146,26 @@ def test_a_malformed_database_url(command: list[str], url: str, message: str, tm
     assert one_line(gm(*command, cwd=tmp_path, GM_DATABASE_URL=url)).startswith(message)
 
 
+@pytest.mark.parametrize("server", ["IMAP", "SMTP"])
+def test_a_busy_embedded_mail_port(server: str, tmp_path: Path) -> None:
+    port = free_port()
+    with socket.socket() as other:  # another program on the port gm is told to use
+        other.bind(("127.0.0.1", port))
+        other.listen()
+        assert listening(port)
+        done = gm("serve", cwd=tmp_path, GM_ADDRESS="gm@judge.example", GM_DATA_DIR=str(tmp_path / "data"),
+                  **{f"GM_{server}_PORT": str(port)})
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("gm: ")]
+    assert said == [
+        f"gm: the embedded {server} server cannot listen on 127.0.0.1:{port}: Address already in use: stop what "
+        f"uses that port, or set GM_{server}_PORT (or [{server.lower()}] port) to another, or leave it unset for "
+        "any free port"
+    ]
+    assert said[0] == done.stderr.splitlines()[-1]
+
+
 def test_settings_that_cannot_work_stop_gm_serve_at_once(tmp_path: Path) -> None:
     done = gm("serve", cwd=tmp_path, GM_IMAP_HOST="imap.example.org", GM_ADDRESS="judge@example.org")
     assert one_line(done).startswith("gm: no IMAP user (GM_IMAP_USER or [imap] user): set it and GM_IMAP_PASSWORD")
@@ -154,3 +176,20 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
     done = gm("--debug", "db", "upgrade", cwd=tmp_path, GM_DATABASE_URL=f"postgresql+psycopg://gm@127.0.0.1:{closed_port()}/gm")
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "OperationalError" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["game", "list"], ["game", "show", "g1"], ["status"], ["--help"]], ids=" ".join)
+def test_output_into_a_pipe_nobody_reads(command: list[str], tmp_path: Path) -> None:
+    # `gm game show g1 | head -1`, with head gone before gm writes: no traceback, nothing said.
+    url = f"sqlite:///{tmp_path / 'gm.sqlite3'}"
+    upgrade(url)
+    assert gm("game", "new", "g1", cwd=tmp_path, GM_DATABASE_URL=url).returncode == 0
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "gm", *command], stdout=write, stderr=subprocess.PIPE, text=True,
+                              env={"PATH": "/usr/bin:/bin", "GM_DATABASE_URL": url}, cwd=tmp_path, timeout=60)
+    finally:
+        os.close(write)
+    assert done.stderr == ""
+    assert done.returncode in (0, 1)  # 1: cut short (gm status is 1 anyway here: no gm serve runs)

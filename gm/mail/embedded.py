@@ -31,7 +31,7 @@ import secrets
 import tempfile
 import warnings
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +63,25 @@ _HASH = BuiltinHash(rounds=10_000)
 
 class MailboxNameError(ValueError):
     """An address the embedded server makes no mailbox for."""
+
+
+class PortUnavailable(RuntimeError):
+    """An embedded server cannot listen on the port it was given (in use, or not allowed)."""
+
+    def __init__(self, server: str, port: int, reason: str) -> None:
+        setting = f"GM_{server}_PORT (or [{server.lower()}] port)"
+        super().__init__(
+            f"the embedded {server} server cannot listen on {LOOPBACK}:{port}: {reason}: stop what uses that port, "
+            f"or set {setting} to another, or leave it unset for any free port"
+        )
+        self.server, self.port = server, port
+
+
+async def _listen(server: str, port: int, start: Callable[[], Awaitable[asyncio.Server]]) -> asyncio.Server:
+    try:
+        return await start()
+    except OSError as e:  # EADDRINUSE above all: say which port and which setting moves it
+        raise PortUnavailable(server, port, os.strerror(e.errno) if e.errno else str(e)) from e
 
 
 @dataclass(frozen=True)
@@ -217,7 +236,7 @@ async def _start_pymap(stack: AsyncExitStack, base: Path, port: int) -> int:
         finally:
             connections.discard(writer)
 
-    server = await asyncio.start_server(serve_one, host=LOOPBACK, port=port)
+    server = await _listen("IMAP", port, lambda: asyncio.start_server(serve_one, host=LOOPBACK, port=port))
 
     async def stop() -> None:
         server.close()
@@ -345,7 +364,8 @@ async def _start_smtp(stack: AsyncExitStack, handler: _Delivery, users: _Users, 
         protocols.add(protocol)
         return protocol
 
-    server = await asyncio.get_running_loop().create_server(factory, host=LOOPBACK, port=port)
+    loop = asyncio.get_running_loop()
+    server = await _listen("SMTP", port, lambda: loop.create_server(factory, host=LOOPBACK, port=port))
 
     async def stop() -> None:
         server.close()

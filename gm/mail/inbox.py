@@ -442,10 +442,10 @@ class _Session:
             log.debug("UID %d: %s, %d repl%s", mail.uid, outcome.outcome, outcome.replies,
                       "y" if outcome.replies == 1 else "ies")
         results = [outcome for _, outcome in outcomes]
-        log.info("UID %s: %d mail, %d new, %d failed, %d replies",
-                 _sequence_set([m.uid for m, _ in outcomes if m.uid is not None]), len(results),
-                 sum(o.inbound_id is not None for o in results), sum(o.failed for o in results),
-                 sum(o.replies for o in results))
+        log.debug("UID %s: %d mail, %d new, %d failed, %d replies",
+                  _sequence_set([m.uid for m, _ in outcomes if m.uid is not None]), len(results),
+                  sum(o.inbound_id is not None for o in results), sum(o.failed for o in results),
+                  sum(o.replies for o in results))
         if w.on_replies is not None and any(o.replies for o in results):
             w.on_replies()
         if done:

@@ -165,14 +165,14 @@ def ingest_batch(
                    frozenset(trusted_masters),
                    _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup))
     try:
-        return batch.run(session_factory, careful=False)
+        return batch.logged(batch.run(session_factory, careful=False))
     except Exception as e:
         log.info("batch of %d mails: %s: %s; again, mail by mail", len(mails), type(e).__name__, e)
     try:
-        return batch.run(session_factory, careful=True)
+        return batch.logged(batch.run(session_factory, careful=True))
     except Exception as e:  # the commit (or the database) failed: nothing of the batch was kept
         log.exception("batch of %d mails failed; left for a later attempt", len(mails))
-        return [IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails]
+        return batch.logged([IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails])
 
 
 def registered_addresses(session_factory: sessionmaker[Session]) -> set[str]:
@@ -274,6 +274,21 @@ class _Batch:
     def keys(self) -> list[str]:
         return [dedup_key(m.message_id, m.sender, m.text) for m in self.messages]
 
+    @functools.cached_property
+    def senders(self) -> dict[int, str]:
+        """Who each mail recorded came from, by index: its game, phase and role (see _Answer.who)."""
+        return {}
+
+    def logged(self, outcomes: list[IngestOutcome]) -> list[IngestOutcome]:
+        """`outcomes`, once committed, each logged in one line: never an address, a password, a
+        code or a word of the mail."""
+        for i, outcome in enumerate(outcomes):
+            number = f"#{outcome.inbound_id}" if outcome.inbound_id is not None else "(not recorded)"
+            replies = f", {outcome.replies} repl{'y' if outcome.replies == 1 else 'ies'}" if outcome.replies else ""
+            who = self.senders.get(i, "") if outcome.outcome != "duplicate" else ""
+            log.info("mail in %s: %s%s%s", number, who and who + ": ", outcome.outcome, replies)
+        return outcomes
+
     def run(self, session_factory: sessionmaker[Session], *, careful: bool) -> list[IngestOutcome]:
         """One transaction for the batch. Not careful: whatever raises undoes the whole batch, and
         the rows of the mail in, of the orders and of the replies are written for the whole batch
@@ -361,6 +376,7 @@ class _Batch:
         outcome = row.outcome
         answer = _Answer(self, i, row.id)
         outgoing = answer.run(session, lookups, outcome, careful)
+        self.senders[i] = answer.who
         if outgoing and outcome.startswith("automatic"):
             outcome = "processed"  # list or bulk mail that signed on: a player's after all
             row.set_outcome(outcome)
@@ -451,6 +467,14 @@ class _Answer:
         self.dkim = batch.dkim[i]
         self.lines = batch.lines[i]
         self.record_mail = record_mail
+        self.who = "from a sender not signed on"  # for the log, once run: game, phase, role
+
+    def _describe(self, ctx: Context) -> None:
+        roles = [player.power for player in ctx.signed] + ["the GM" for _ in ctx.masters_signed[:1]]
+        if ctx.game is None or not roles:
+            return
+        phase = ctx.phase()
+        self.who = f"game {ctx.game.name}, {phase.row.label if phase else 'forming'}, from {', '.join(roles)}"
 
     def run(self, session: Session, lookups: Lookups, outcome: str, careful: bool) -> list[Outgoing]:
         """The mails to send in answer (none for mail that must never be answered). Mail with only
@@ -484,6 +508,7 @@ class _Answer:
             if ctx.signed_off:
                 break
         ctx.close_block()
+        self._describe(ctx)
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
         notices = [Outgoing(to, subject, text, kind) for to, subject, text, kind in press.batched(ctx.notices)]

@@ -41,6 +41,7 @@ import aiosmtplib
 from sqlalchemy import bindparam, case, func, select, tuple_, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from gm.mail import mail_log
 from gm.mail.inbox import Backoff
 from gm.settings import MailServer
 from gm.store.db import transaction
@@ -74,6 +75,7 @@ class Outgoing:
     # The judge's own mail about a game (results, reminders), which answers no one's mail: it is
     # 'auto-generated' even though it is threaded.
     generated: bool = False
+    about: str = ""  # its kind, game and the recipient's role, for its log line (gm.mail.mail_log)
 
     @classmethod
     def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None,
@@ -321,7 +323,7 @@ class OutboxSender:
                         taken[mail.id] = mail.attempts
                         queue.put_nowait(mail)
                     if mails:
-                        log.info("outbox: %d mail to send", len(mails))
+                        log.debug("outbox: %d mail to send", len(mails))
                     # Due mail that did not fit is taken when the queue has room (a worker wakes us).
                     self._more_due = len(mails) >= room
                     if next_due is not None and not self._more_due:
@@ -362,7 +364,7 @@ class OutboxSender:
                     await self._failed(mail, e)
                 else:
                     marks.add(mail.id, datetime.now(UTC))
-                    log.debug("sent outbox %d %s to %s", mail.id, mail.message_id, mail.to_addr)
+                    log.info("mail out #%d: %s: sent", mail.id, mail.about)
                 finally:
                     taken.pop(mail.id, None)
                     if self._more_due and queue.qsize() < self.batch // 2:
@@ -432,9 +434,9 @@ class OutboxSender:
     async def _failed(self, mail: Outgoing, error: BaseException) -> None:
         permanent = _permanent(error)
         if permanent:
-            log.error("outbox %d to %s refused for good, not tried again: %s", mail.id, mail.to_addr, _describe(error))
+            log.error("mail out #%d: %s: refused for good, not tried again: %s", mail.id, mail.about, _describe(error))
         else:
-            log.warning("outbox %d to %s: %s", mail.id, mail.to_addr, _describe(error))
+            log.warning("mail out #%d: %s: not sent, tried again later: %s", mail.id, mail.about, _describe(error))
         try:
             await asyncio.to_thread(self._mark_failed, mail.id, _describe(error), permanent)
         except Exception:  # the row stays leased, and is tried again when the lease runs out
@@ -484,8 +486,10 @@ class OutboxSender:
                 ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
+            about = mail_log.describe(session, rows)
             plans: dict[str, Any] = {}  # a results mail's readers name the same maps: read once
-            mails = [Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans) for row in rows]
+            mails = [replace(Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans), about=about[row.id])
+                     for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})

@@ -21,6 +21,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from gm.logs import configure
 from gm.mail.inbox import Backoff
 from gm.mail.outbox import OutboxSender
 from gm.settings import MailServer
@@ -141,7 +142,7 @@ class _Child:
 
 
 def _child(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, level: int, wake: Connection) -> None:
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure(level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the service, which stops us
     asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, wake))
 

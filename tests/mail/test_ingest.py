@@ -3,6 +3,7 @@ real SQLite file and a real PostgreSQL server (the db fixtures in tests/conftest
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import sys
 from email.message import EmailMessage
@@ -165,6 +166,24 @@ def test_signon_orders_and_the_acknowledgement(game: Judge) -> None:
     assert "Orders on file:\n  A PAR - BUR\n  F BRE - MAO" in ack
     assert "Units still without orders: A MAR" in ack
     assert game.current_orders("France") == ["A PAR - BUR", "F BRE - MAO"]
+
+
+def test_one_log_line_a_mail_saying_game_phase_role_and_outcome(game: Judge, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="gm.mail.ingest")
+    raw = mail("france@players.example", "SIGNON France g1 pw-France\nA Par-Bur\nPRESS TO England\nhello\nENDPRESS")
+    out = game.send(raw)
+    stranger = game.send(mail("eve@elsewhere.example", "SIGNON France g1 guess\nA Par-Bur"))
+    again = game.send(raw)
+    said = [r.getMessage() for r in caplog.records if r.name == "gm.mail.ingest"]
+    assert said == [
+        f"mail in #{out.inbound_id}: game g1, Spring 1901, Movement, from France: processed, 2 replies",
+        f"mail in #{stranger.inbound_id}: from a sender not signed on: processed, 1 reply",
+        "mail in (not recorded): duplicate",
+    ]
+    assert again.inbound_id is None
+    text = "\n".join(said)
+    for secret in ("pw-France", "guess", "players.example", "elsewhere.example", "hello", "Par"):
+        assert secret not in text
 
 
 def test_a_later_order_for_a_unit_replaces_the_earlier_one(game: Judge) -> None:
