@@ -15,7 +15,9 @@ import email
 import os
 import re
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -250,3 +252,55 @@ async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
     print(f"order answered {answered_in:.1f} s after the kill; {len(done)} phases; "
           f"{len(outbox)} mails, {len(repeated)} sent twice (of {len(unsent_at_kill)} unsent at the kill)")
     engine.dispose()
+
+
+def _status(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gm", "status", *args], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "GM_DATABASE_URL": url})
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+async def test_gm_status_names_the_mailbox_holder_the_standby_and_a_dead_server(
+    migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
+) -> None:
+    data = {"a": tmp_path / "a", "b": tmp_path / "b"}
+    for folder in data.values():
+        folder.mkdir()
+    servers = {name: gm_serve(migrated_url, dovecot, smtp_front, folder, own_group=True) for name, folder in data.items()}
+    host = socket.gethostname()
+
+    def line_of(done: subprocess.CompletedProcess[str], pid: int) -> str:
+        return next((line for line in done.stdout.splitlines() if f" pid {pid}: " in line), "")
+
+    try:
+        def both_seen() -> subprocess.CompletedProcess[str] | None:
+            done = _status(migrated_url)
+            said = [line_of(done, s.pid) for s in servers.values()]
+            return done if done.returncode == 0 and all(said) and any("standby" in x for x in said) else None
+
+        await _wait(lambda: both_seen() is not None, 30, "both servers in gm status, one standing by")
+        done = both_seen()
+        assert done is not None
+        holder = next(name for name, s in servers.items() if "holds the mailbox" in line_of(done, s.pid))
+        standby = "b" if holder == "a" else "a"
+        assert line_of(done, servers[standby].pid).startswith(f"  {host} (this host) pid {servers[standby].pid}: standby")
+        assert _status(migrated_url, "--this-host").returncode == 0
+
+        _kill(servers[holder])  # its row stays; on this host gm status sees its process gone
+        def taken_over() -> bool:
+            done = _status(migrated_url)
+            return (done.returncode == 0 and "DEAD, last seen" in line_of(done, servers[holder].pid)
+                    and "holds the mailbox" in line_of(done, servers[standby].pid))
+        await _wait(taken_over, 20, "the standby holding the mailbox in gm status, the killed one dead")
+    finally:
+        for server in servers.values():
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.to_thread(server.wait, 15)
+                except subprocess.TimeoutExpired:
+                    _kill(server)
+    assert servers[standby].returncode == 0
+    done = _status(migrated_url)
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "UNHEALTHY: no gm serve runs"
+    assert f"pid {servers[standby].pid}" not in done.stdout  # stopped cleanly: its row is gone
