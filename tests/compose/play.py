@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import email.message
 import email.utils
 import subprocess
 import sys
