@@ -12,12 +12,13 @@ from gm.store.models import Game, Master, OutboundMail, Player
 
 
 def describe(session: Session, rows: Sequence[OutboundMail]) -> dict[int, str]:
-    """'kind, game NAME, to ROLE' of each row, by id, read in two queries for all of them."""
+    """'kind, game NAME, to ROLE' of each row, by id, read in three queries for all of them."""
     games = [row.game_id for row in rows if row.game_id is not None]
     names: dict[int, str] = {}
     roles: dict[tuple[int, str], str] = {}
     if games:
-        names = dict(session.execute(select(Game.id, Game.name).where(Game.id.in_(set(games)))).tuples().all())
+        names = {game_id: name for game_id, name in session.execute(
+            select(Game.id, Game.name).where(Game.id.in_(set(games))))}
         pairs = sorted({(row.game_id, row.to_addr.lower()) for row in rows if row.game_id is not None})
         for game_id, email, power in session.execute(
                 select(Player.game_id, Player.email, Player.power)

@@ -7,6 +7,7 @@ import asyncio
 import base64
 import email
 import email.policy
+import logging
 import os
 import signal
 import smtplib
@@ -27,13 +28,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from gm.games import create_game
 from gm.mail.inbox import Backoff, InboxWatcher
 from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.outbox import OutboxSender, Outgoing, build_message
 from gm.mail.outbox_process import OutboxProcess
 from gm.settings import MailServer, TlsMode
 from gm.store.db import transaction
-from gm.store.models import OutboundMail
+from gm.store.models import Master, OutboundMail, Player
 
 if TYPE_CHECKING:  # fixtures' types only: see conftest.py on why nothing is imported from it
     from conftest import Dovecot, PlayerMail, ReadMailbox, SmtpFront, Stored, TlsFiles, WaitUntil
@@ -578,6 +580,32 @@ async def test_a_mail_refused_for_good_is_given_up_and_one_refused_for_now_is_re
     assert bob.gave_up_at is None and bob.sent_at is None and bob.last_error is not None and "450" in bob.last_error
     assert alice.sent_at is not None and alice.attempts == 1
     assert list(by_message_id(await read_mailbox(dovecot.account("alice")))) == [fine]
+
+
+async def test_one_log_line_a_mail_out_saying_kind_game_role_and_outcome(
+    dovecot: Dovecot,
+    smtp_front: SmtpFront,
+    session_factory: sessionmaker[Session],
+    wait_until: WaitUntil,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="gm.mail.outbox")
+    smtp_front.relay.refused["master@example.org"] = "550 5.1.1 no such mailbox"
+    with transaction(session_factory) as session:
+        game = create_game(session, "g1", "standard")
+        session.add(Player(game_id=game.id, power="France", email="bob@example.org", password_hash="-"))
+        session.add(Master(game_id=game.id, email="master@example.org", password_hash="-"))
+        game_id = game.id
+    queue(session_factory)  # an acknowledgement: its mail in's line says whose
+    queue(session_factory, to_addr="bob@example.org", kind="results", game_id=game_id)
+    queue(session_factory, to_addr="master@example.org", kind="results", game_id=game_id)
+    async with running(sender(smtp_front, session_factory)):
+        await wait_until(lambda: all(r.sent_at or r.gave_up_at for r in outbox_rows(session_factory)),
+                         state=outbox_state(session_factory))
+    said = sorted(r.getMessage() for r in caplog.records if r.name == "gm.mail.outbox")
+    assert said[:2] == ["mail out #1: ack: sent", "mail out #2: results, game g1, to France: sent"]
+    assert said[2].startswith("mail out #3: results, game g1, to the GM: refused for good, not tried again: ")
+    assert len(said) == 3
 
 
 async def test_the_outbox_keeps_up_with_a_burst_over_parallel_connections(
