@@ -706,7 +706,8 @@ def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested
     moved = _board(now, after)
     options = {p: Dislodged(d.unit, d.attacker_from,
                             tuple(loc for loc in retreat_options(variant, moved, after, contested, d)
-                                  if allowed is None or allowed(d.unit.power, province_of(loc))))
+                                  if (allowed is None or allowed(d.unit.power, province_of(loc)))
+                                  and _fits(variant, d.unit, province_of(loc))))
                for p, d in dislodged.items() if not d.unit.leader}
     chosen: list[Order] = []
     automatic: set[int] = set()
@@ -734,6 +735,13 @@ def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested
 
 
 _BY_THE_RULES = "made by the rules: toward the nearest centre"
+
+
+def _fits(variant: Variant, unit: Unit, province: str) -> bool:
+    """Whether a retreating stack of fleets may stand whole in `province` (rule 8: two fleets to a
+    coast); it does not split to retreat."""
+    limit = variant.rules.fleet_stack(variant, province) if unit.n_fleets and variant.rules.separate_fleets else None
+    return limit is None or unit.n_fleets <= limit
 
 
 def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], contested: frozenset[str], prov: str,
