@@ -84,7 +84,6 @@ class Cast:
         self.ready = asyncio.Event()  # the phase the players order first is set: they may order
         if plan.jump_to is None:
             self.ready.set()
-        self.forgetful_years: set[int] = set()
 
     async def send(self, sender: str, subject: str, body: str) -> None:
         await send(self.smtp_port, sender, subject, body)
@@ -147,19 +146,17 @@ class Cast:
             self.tally.rejected.append(f"{power}: {line.strip()}: {why.strip()}")
 
     def _orders(self, power: str, row: GamePhase, state: GameState) -> list[str]:
-        """`power`'s order lines for the phase: its share of the random draw. In the first Fall
-        movement of each year one power (a different one each year) leaves a unit without orders,
-        so that the deadline ends that phase, where the others end as soon as every order is in."""
+        """`power`'s order lines for the phase: its share of the random draw. In the game's first
+        Fall movement the first power leaves a unit without orders, so that the deadline ends that
+        phase, where the others end as soon as every order is in."""
         if row.seq not in self.drawn:
             self.drawn[row.seq] = self.random.orders(state)
         mine = [o for o in self.drawn[row.seq] if o.power == power]
-        year = state.phase.year
-        if state.phase.kind is PhaseKind.MOVEMENT and state.phase.season is Season.FALL:
-            great = self.variant.great_powers
-            forgetful = great[(year - self.plan.first_year) % len(great)]
+        phase = state.phase
+        if phase.kind is PhaseKind.MOVEMENT and phase.season is Season.FALL and phase.year == self.plan.first_year \
+                and power == self.variant.great_powers[0] and not self.tally.incomplete:
             units = [o for o in mine if type(o) is not Allocation and o.unit_type is not None]
-            if power == forgetful and units and year not in self.forgetful_years:
-                self.forgetful_years.add(year)
+            if units:
                 self.tally.incomplete.append(f"{row.label}: {power} leaves {units[-1].province.upper()} without orders")
                 mine.remove(units[-1])
         if not mine and power not in owed(self.variant, state):
