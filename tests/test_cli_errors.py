@@ -42,12 +42,6 @@ def one_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # nothing listens once it is closed
-
-
 @pytest.mark.parametrize("command", MAKERS, ids=" ".join)
 def test_a_database_path_that_cannot_be_made(command: list[str], tmp_path: Path) -> None:
     # A folder under a regular file cannot be made, even by root.
@@ -125,7 +119,7 @@ def test_a_data_folder_that_cannot_be_made(command: list[str], tmp_path: Path) -
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_postgresql_down(command: list[str], tmp_path: Path) -> None:
-    port = closed_port()
+    port = free_port()
     done = gm(*command, cwd=tmp_path, GM_DATABASE_URL=f"postgresql+psycopg://gm:sekret@127.0.0.1:{port}/gm")
     line = one_line(done)
     assert line.startswith(f"gm: cannot use the database postgresql+psycopg://gm:***@127.0.0.1:{port}/gm: ")
@@ -173,7 +167,7 @@ def test_settings_that_cannot_work_stop_gm_serve_at_once(tmp_path: Path) -> None
 
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:
-    done = gm("--debug", "db", "upgrade", cwd=tmp_path, GM_DATABASE_URL=f"postgresql+psycopg://gm@127.0.0.1:{closed_port()}/gm")
+    done = gm("--debug", "db", "upgrade", cwd=tmp_path, GM_DATABASE_URL=f"postgresql+psycopg://gm@127.0.0.1:{free_port()}/gm")
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "OperationalError" in done.stderr
 
