@@ -65,6 +65,7 @@ VARIANT = "ambition"
 TARGET_GAMES, TARGET_SECONDS = 1000, 60.0
 CONNECTIONS = 4  # the outbox's SMTP connections (OutboxSender's default): the peer client uses as many
 STALL_S = 120  # nothing more stored for this long: the run is stuck, and stops
+PROGRESS_S = 30  # a line of progress this often during a run
 FLOOR_GAMES = 50  # games whose two maps the drawing floor draws (the per-map figure is what counts)
 POSTFIX = "/usr/lib/postfix/sbin/master"
 
@@ -168,12 +169,16 @@ def stored_files(dovecot: object) -> list[os.stat_result]:
     return [e.stat() for folder in _mail_dirs(dovecot) for e in os.scandir(folder) if e.name.startswith("u.")]
 
 
-def wait_stored(dovecot: object, expected: int, alive: list[subprocess.Popen[bytes]] | None = None) -> int:
+def wait_stored(dovecot: object, expected: int, alive: list[subprocess.Popen[bytes]] | None = None,
+                t0: float | None = None) -> int:
     """Wait until Dovecot holds `expected` mails (or nothing more arrives for STALL_S s, or a
-    gm serve has died); how many it holds."""
-    last, since = -1, time.monotonic()
+    gm serve has died); how many it holds. With `t0`, a line of progress every PROGRESS_S s."""
+    last, since, said = -1, time.monotonic(), time.monotonic()
     while True:
         count = stored_count(dovecot)
+        if t0 is not None and time.monotonic() - said >= PROGRESS_S:
+            print(f"    {time.time() - t0:6.0f} s: {count} of {expected} stored (load {os.getloadavg()[0]:.1f})", flush=True)
+            said = time.monotonic()
         if count >= expected or any(p.poll() is not None for p in alive or []):
             return count
         if count != last:
@@ -391,7 +396,7 @@ def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers:
             run.split = split_stack.enter_context(spied([s.pid for s in servers], work))
         run.load = (os.getloadavg()[0], 0.0)
         t0 = release(url)
-        count = wait_stored(dovecot, expected, servers)
+        count = wait_stored(dovecot, expected, servers, t0)
         files = stored_files(dovecot)
         last_stored = max(s.st_mtime for s in files) if files else float("nan")
         split_stack.close()
