@@ -47,6 +47,15 @@ def test_each_game_is_planned_to_end_as_its_variant_ends() -> None:
     assert (plan.first_year, plan.stop_year, plan.last_year) == (1801, 1803, None)
 
 
+def test_a_demo_that_cannot_be_played_says_why_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--variant", "1700AD-II", "--years", "23", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "gm demo: 1700AD II ends in 1713 or 1721: at most 22 years\n"
+    assert not any(tmp_path.iterdir())  # nothing made
+    with pytest.raises(SystemExit):
+        main(["demo", "--variant", "diplomacy"])
+    assert "argument --variant: unknown variant 'diplomacy'; known: 1700ad, ambition," in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("variant", list(REGISTRY))
 def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chosen = [] if variant == DEFAULT_VARIANT else ["--variant", variant]  # scripts/demo's game by default

@@ -42,14 +42,14 @@ def run_demo(out: Path | None = None, years: int | None = None, seed: int = 1763
     by default) and end it; everything it leaves goes to `out` (a new temporary folder by
     default). Returns the exit status."""
     script = SCRIPTS[variant]
-    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gm-demo-"))
-    if (folder / "data").exists():
-        print(f"gm demo: {folder} holds an earlier demo: give another --out", file=sys.stderr)
-        return 2
     try:
         plan = make_plan(load_variant(variant), script, years or script.years)
     except DemoFailed as e:
         print(f"gm demo: {e}", file=sys.stderr)
+        return 2
+    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gm-demo-"))
+    if (folder / "data").exists():
+        print(f"gm demo: {folder} holds an earlier demo: give another --out", file=sys.stderr)
         return 2
     try:
         return asyncio.run(Demo(folder.resolve(), script, plan, seed).run())
