@@ -2,8 +2,8 @@
 side (with the embedded mail servers when no IMAP server is configured), the deadline scheduler
 (gm.scheduler), and old mail cut to its headers every hour, until SIGINT or SIGTERM; its heartbeat
 (gm.heartbeat) tells `gm status` it runs. It makes the database on first start, or upgrades it.
-The outbox sender runs in a process of its own (gm.mail.outbox_process), so that the two use two
-cores.
+The outbox senders run in processes of their own, one a core (gm.mail.outbox_process), so that
+reading, adjudicating, drawing maps and sending use every core.
 
 Several `gm serve` may share one PostgreSQL database (with a real mail server): all adjudicate
 deadlines and send the outbox (each claims its games and rows with FOR UPDATE SKIP LOCKED), and
