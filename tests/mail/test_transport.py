@@ -660,27 +660,29 @@ from gm.mail.outbox_process import OutboxProcess
 from gm.settings import MailServer
 outbox = OutboxProcess(MailServer("127.0.0.1", int(sys.argv[2]), "none", None, None), sys.argv[1], gm_address="gm@x.example")
 outbox.start()
-print(outbox.process.pid, flush=True)
+print(*(c.process.pid for c in outbox.children), flush=True)
 time.sleep(600)
 """
 
 
 def test_the_outbox_process_ends_when_the_service_is_killed(smtp_front: SmtpFront, migrated_url: str) -> None:
-    """A service killed outright (SIGKILL: no chance to stop its child) leaves no sender behind."""
+    """A service killed outright (SIGKILL: no chance to stop its children) leaves no sender behind."""
     root = Path(__file__).resolve().parents[2]
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT, migrated_url, str(smtp_front.port)], cwd=root, stdout=subprocess.PIPE, text=True
     )
     try:
         assert parent.stdout is not None
-        child = int(parent.stdout.readline())
-        assert _alive(child)
+        children = [int(pid) for pid in parent.stdout.readline().split()]
+        assert children and all(_alive(child) for child in children)
         parent.kill()
         parent.wait(10)
-        deadline = time.monotonic() + 15
-        while _alive(child) and time.monotonic() < deadline:
+        # A child still starting (importing gm, on a loaded machine) sees the end of its pipe
+        # only once started: the limit is generous, the assertion is that each ends.
+        deadline = time.monotonic() + 60
+        while any(_alive(child) for child in children) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _alive(child)
+        assert not any(_alive(child) for child in children)
     finally:
         parent.kill()
 
