@@ -99,7 +99,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 )
             else:
                 imap, smtp = settings.imap_server(), settings.smtp_server()
-            outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address)
+            outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders)
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.

@@ -27,7 +27,7 @@ gm.example.toml at the top of the repository lists every setting with its defaul
     password = "..."
 
 Every key has an environment variable: GM_ADDRESS, GM_DATABASE_URL, GM_TIMEZONE, GM_DATA_DIR,
-GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
+GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_OUTBOX_SENDERS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
 GM_IMAP_USER, GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs
 its own embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work
 together (an IMAP host without a login, say) are refused when loaded, not found out by a retrying
@@ -83,6 +83,7 @@ class Settings:
     raw_mail_days: int = 30  # inbound mail is kept whole this long, then only its headers
     replies_per_hour: int = 60  # acknowledgements to one player's address an hour at most (gm.mail.budget)
     scheduler_seconds: float = 1.0  # the longest between two looks at the games' deadlines
+    outbox_senders: int | None = None  # outbox sender processes; default one a core, at most 4
     # Addresses that may make a game by mail (CREATE <game> <variant> <password>) and run it as its GM.
     trusted_masters: tuple[str, ...] = ()
 
@@ -137,6 +138,7 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_RAW_MAIL_DAYS": "raw_mail_days",
     "GM_REPLIES_PER_HOUR": "replies_per_hour",
     "GM_SCHEDULER_SECONDS": "scheduler_seconds",
+    "GM_OUTBOX_SENDERS": "outbox_senders",
     "GM_TRUSTED_MASTERS": "trusted_masters",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
@@ -190,7 +192,7 @@ def _read_toml(path: Path) -> dict[str, object]:
 
 
 _PORTS = {"imap_port", "smtp_port"}
-_INTS = {"max_mail_size", "replies_per_hour"}
+_INTS = {"max_mail_size", "replies_per_hour", "outbox_senders"}
 _DAYS = {"raw_mail_days"}
 _FLOATS = {"poll_seconds", "scheduler_seconds"}
 _TLS = {"imap_tls", "smtp_tls"}
