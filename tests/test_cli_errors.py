@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
 from sqlalchemy.pool import NullPool
 
 from gm.store.db import alembic_config, make_engine, upgrade
 from loopback import free_port, listening
+from tests.store.test_migrations import table_names
 
 COMMANDS = [["db", "upgrade"], ["game", "new", "g1"], ["game", "list"], ["game", "show", "g1"], ["status"], ["serve"]]
 MAKERS = [["db", "upgrade"], ["serve"]]  # the commands that make a database
@@ -97,14 +97,6 @@ def test_a_database_behind_the_migrations_is_not_upgraded_behind_the_operators_b
     try:
         with engine.connect() as connection:
             assert MigrationContext.configure(connection).get_current_revision() == earlier
-    finally:
-        engine.dispose()
-
-
-def table_names(url: str) -> set[str]:
-    engine = make_engine(url, poolclass=NullPool)
-    try:
-        return set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
 

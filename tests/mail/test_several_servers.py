@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -160,6 +161,17 @@ def _order_mail() -> EmailMessage:
     return msg
 
 
+async def _stop(servers: Iterable[subprocess.Popen[bytes]]) -> None:
+    """Stop each server still running as an operator does (SIGTERM), killed if it takes over 15 s."""
+    for server in servers:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.to_thread(server.wait, 15)
+            except subprocess.TimeoutExpired:
+                _kill(server)
+
+
 def _kill(server: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(server.pid, signal.SIGKILL)
@@ -213,13 +225,7 @@ async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
         # The killed server's leased rows go when their lease (30 s) runs out.
         await _wait(lambda: not _unsent(factory), 45, "every mail sent")
     finally:
-        for server in servers.values():
-            if server.poll() is None:
-                server.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.to_thread(server.wait, 15)
-                except subprocess.TimeoutExpired:
-                    _kill(server)
+        await _stop(servers.values())
         controller.stop()
 
     assert servers[standby].returncode == 0, _log(data[standby])
@@ -293,13 +299,7 @@ async def test_gm_status_names_the_mailbox_holder_the_standby_and_a_dead_server(
                     and "holds the mailbox" in line_of(done, servers[standby].pid))
         await _wait(taken_over, 20, "the standby holding the mailbox in gm status, the killed one dead")
     finally:
-        for server in servers.values():
-            if server.poll() is None:
-                server.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.to_thread(server.wait, 15)
-                except subprocess.TimeoutExpired:
-                    _kill(server)
+        await _stop(servers.values())
     assert servers[standby].returncode == 0
     done = _status(migrated_url)
     assert done.returncode == 1 and done.stdout.splitlines()[-1] == "UNHEALTHY: no gm serve runs"
