@@ -78,15 +78,21 @@ class Mailbox:
             found = await self._fetch_new()
             if found or time.monotonic() >= end:
                 return found
-            idle = await self.client.idle_start(timeout=wait + 10)
             try:
+                await self.client.idle_start(timeout=wait + 10)
                 await self.client.wait_server_push(max(0.1, end - time.monotonic()))
             except TimeoutError:
                 pass
             finally:
-                if not idle.done():
-                    self.client.idle_done()
-                await asyncio.wait_for(idle, 10)
+                # Also when cancelled mid-IDLE (the demo ends): an IDLE left open holds every
+                # later command, the LOGOUT of close() too.
+                await self._end_idle()
+
+    async def _end_idle(self) -> None:
+        assert self.client is not None
+        if self.client.protocol.has_pending_idle_command():
+            self.client.idle_done()
+            await asyncio.wait([asyncio.ensure_future(self.client.protocol.pending_sync_command.wait())], timeout=10)
 
     async def _fetch_new(self) -> list[email.message.EmailMessage]:
         assert self.client is not None
@@ -109,9 +115,19 @@ class Mailbox:
         return mails
 
     async def close(self) -> None:
-        if self.client is not None:
-            try:
-                await asyncio.wait_for(self.client.logout(), 5)
-            except (OSError, TimeoutError, aioimaplib.AioImapException):
-                pass  # the server may be gone already; nothing is lost
+        """Log out, then drop the connection, in at most a few seconds whatever state the
+        server or the connection is in (nothing is lost: read mail is in the player's hands)."""
+        if self.client is None:
+            return
+        client, self.client = self.client, None
+        # asyncio.wait, not wait_for: wait_for waits for the command it cancels to end, and a
+        # command stuck behind another one may never end.
+        logout = asyncio.ensure_future(client.logout())
+        await asyncio.wait([logout], timeout=5)
+        if not logout.done():
+            logout.cancel()
+        elif not logout.cancelled():
+            logout.exception()  # the server may be gone already: no matter
+        if client.protocol.transport is not None:
+            client.protocol.transport.abort()
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import email.utils
+import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Any
 
 import aiosmtplib
 
@@ -43,6 +45,7 @@ DEADLINE = 20  # seconds of each movement phase: every player sends WAIT, so it 
 PHASES = ("Spring 1901", "Fall 1901")
 WAIT = 60.0  # seconds any one mail may take before the test gives up on it
 QUIET = 5.0  # seconds after the last expected mail in which nothing more may come
+LIMIT = 600.0  # seconds the whole game may take (about 1 min when all goes well)
 # Who holds the GM's mailbox: the connection holding gm serve's advisory lock (gm/store/db.py).
 HOLDER = ("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
           "WHERE l.locktype = 'advisory' AND l.granted")
@@ -262,6 +265,21 @@ class Game:
                  f"results mail per phase ({mails} mails in the players' mailboxes, none doubled)")
 
 
+async def within_limit(game: Coroutine[Any, Any, None]) -> None:
+    """The game, or after LIMIT seconds the stack of every task still waiting and exit status 1
+    at once: a test that hangs must say where, and not hold the run."""
+    task = asyncio.ensure_future(game)
+    await asyncio.wait([task], timeout=LIMIT)
+    if task.done():
+        return task.result()
+    print(f"compose test: the game by mail did not end within {LIMIT:.0f} s; the tasks still waiting:", file=sys.stderr)
+    for waiting in asyncio.all_tasks():
+        if waiting is not asyncio.current_task():
+            waiting.print_stack(file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smtp", type=int, required=True, help="the mail server's port 25, on 127.0.0.1")
@@ -273,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if not compose:
         parser.error("give the stack's docker compose command after --")
     try:
-        asyncio.run(Game(args.smtp, args.imap, compose, args.t0).run())
+        asyncio.run(within_limit(Game(args.smtp, args.imap, compose, args.t0).run()))
     except Failed as e:
         print(f"compose test: {e}", file=sys.stderr)
         return 1

@@ -9,6 +9,8 @@ anyone else a GM's command word is no command.
 from __future__ import annotations
 
 import difflib
+import importlib
+import pkgutil
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
@@ -370,46 +372,38 @@ class Block:
         raise NotImplementedError
 
 
+# The order HELP lists the commands in; a command module not named here comes after these.
+HELP_ORDER = ("SIGNON", "JOIN", "CONFIRM", "CLEAR", "WAIT", "NOWAIT", "LIST", "HISTORY", "RESULTS", "MAP", "SUMMARY",
+              "PRESS", "BROADCAST", "ACCEPT DRAW", "REJECT DRAW", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE",
+              "SET MAP", "CREATE", "HELP", "SIGNOFF")
+
+
+def command_modules(package: str, order: Collection[str]) -> dict[str, ModuleType]:
+    """Command name -> module for every command module of `package` (one file per command),
+    in the order of `order`, then the others by name."""
+    found = {}
+    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if not info.ispkg:
+            module = importlib.import_module(f"{package}.{info.name}")
+            if hasattr(module, "USAGE"):  # a command (orders.py reads the lines that are none)
+                found[module.NAME] = module
+    rank = {name: i for i, name in enumerate(order)}
+    return {name: found[name] for name in sorted(found, key=lambda n: (rank.get(n, len(rank)), n))}
+
+
 @cache
 def registry() -> dict[str, ModuleType]:
-    """Command name -> module, in the order HELP lists them. Built once (it is asked for every
-    line of every mail); the modules are imported here because each imports this one."""
-    from gm.mail.commands import (
-        accept_draw,
-        broadcast,
-        clear,
-        confirm,
-        create,
-        help,
-        history,
-        join,
-        listing,
-        nowait,
-        map as map_command,
-        press,
-        reject_draw,
-        results,
-        set_absence,
-        set_address,
-        set_map,
-        set_password,
-        signoff,
-        signon,
-        summary,
-        wait,
-    )
-
-    modules = [signon, join, confirm, clear, wait, nowait, listing, history, results, map_command, summary, press, broadcast,
-               accept_draw, reject_draw, set_password, set_address, set_absence, set_map, create, help, signoff]
-    return {m.NAME: m for m in modules}
+    """The players' commands, name -> module, in the order HELP lists them. Built once (it is
+    asked for every line of every mail)."""
+    return command_modules(__name__, HELP_ORDER)
 
 
 @cache
 def master_registry() -> dict[str, ModuleType]:
     """The GM's commands (gm.mail.commands.master), name -> module, in the order HELP lists them."""
-    from gm.mail.commands.master import modules
+    from gm.mail.commands.master import HELP_ORDER as MASTER_ORDER
 
-    return {m.NAME: m for m in modules()}
+    return command_modules(f"{__name__}.master", MASTER_ORDER)
 
 
 MASK = "********"
@@ -441,13 +435,20 @@ def masked(line: str) -> str:
     return line[: line.rindex(password)] + MASK
 
 
+@cache
+def _by_word(master: bool) -> dict[str, ModuleType]:
+    """Each command's name and its ALIASES (other judges' spellings: SET WAIT for WAIT) -> module."""
+    table = master_registry() if master else registry()
+    return {word: m for m in table.values() for word in (m.NAME, *getattr(m, "ALIASES", ()))}
+
+
 def command_for(line: str, master: bool = False) -> tuple[ModuleType | None, list[str]]:
     """The command a line names and its arguments; (None, []) for an order line. With `master`
     (the mail signed on as a GM) the GM's commands first, then the players'."""
     words = line.split()
     if not words:
         return None, []
-    tables = (master_registry(), registry()) if master else (registry(),)
+    tables = (_by_word(True), _by_word(False)) if master else (_by_word(False),)
     for table in tables:
         if len(words) > 1:
             command = table.get(f"{words[0].upper()} {words[1].upper()}")

@@ -17,49 +17,16 @@ from gm.store.models import Game, Master, OutboundMail
 from gm.store.passwords import PasswordVerifier
 
 
-def modules() -> list[ModuleType]:
-    """The GM's commands, in the order HELP lists them."""
-    from gm.mail.commands.master import (
-        civil_disorder,
-        dp,
-        draw,
-        eject,
-        extend,
-        order,
-        pause,
-        preview,
-        process,
-        reissue,
-        remove_unit,
-        replace,
-        resume,
-        rollback,
-        set_deadline,
-        set_centre,
-        set_control,
-        set_dkim,
-        set_grace,
-        set_home,
-        set_nmr,
-        set_option,
-        set_owner,
-        set_phase,
-        set_press,
-        set_unit,
-        start,
-        terminate,
-        uncd,
-    )
-
-    return [
-        set_deadline, extend, set_grace, set_nmr, pause, resume,  # the clock
-        process, preview, rollback,  # adjudication
-        order, dp,  # orders on a power's behalf
-        set_unit, remove_unit, set_owner, set_home, set_phase, set_centre, set_control,  # the position, corrected
-        reissue,
-        replace, eject, civil_disorder, uncd,  # players
-        start, terminate, draw, set_press, set_option, set_dkim,  # the game
-    ]
+# The order HELP lists the GM's commands in (gm.mail.commands.command_modules); by topic.
+HELP_ORDER = (
+    "SET DEADLINE", "EXTEND", "SET GRACE", "SET NMR", "PAUSE", "RESUME",  # the clock
+    "PROCESS", "PREVIEW", "ROLLBACK",  # adjudication
+    "ORDER", "DP",  # orders on a power's behalf
+    "SET UNIT", "REMOVE UNIT", "SET OWNER", "SET HOME", "SET PHASE", "SET CENTRE", "SET CONTROL",  # the position
+    "REISSUE",
+    "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD",  # players
+    "START", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
+)
 
 
 OPERATOR = "operator (command line)"  # who acts, in the audit log, for `gm game master` on the server
