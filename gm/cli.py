@@ -183,7 +183,7 @@ def _db_restore(args: argparse.Namespace) -> int:
 
 
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
-                    "remind_before", "absence_days")
+                    "remind_before", "absence_days", "draw")
 
 
 def _master_password(args: argparse.Namespace) -> str | None:
@@ -550,6 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--late-limit", dest="late_limit", help="deadlines missed in a row before civil disorder (default 3; 0: never)")
     rules.add_argument("--remind-before", dest="remind_before", metavar="DURATION", help="reminders this long before a deadline (default 24h; 0: none)")
     rules.add_argument("--absence-days", dest="absence_days", help="the longest SET ABSENCE, in days (default 14)")
+    rules.add_argument("--draw", choices=("gm", "dias", "named"),
+                       help="who proposes a draw: the GM only (default), any survivor for all survivors (dias), "
+                            "or any survivor naming the powers to share it, every survivor accepting (named)")
     game_new.add_argument("--master", action="append", metavar="ADDRESS", help="a GM's address: gets a copy of every results mail, with the secret allocations, and runs the game by mail with the GM password (may be repeated)")
     game_new.add_argument("--master-password-file", dest="master_password_file", metavar="FILE",
                           help="the GM password, read from FILE (- for standard input); default $GM_MASTER_PASSWORD, "

@@ -1,6 +1,7 @@
 """A game's house rules: how long each kind of phase runs, when a deadline may fall, grace, what
-happens to powers that miss a deadline, reminders and absences. Kept in games.options["house_rules"]
-as the strings a GM writes ('48h', 'mon-fri'), so that `gm game show` prints them back as given."""
+happens to powers that miss a deadline, reminders, absences and who proposes a draw. Kept in
+games.options["house_rules"] as the strings a GM writes ('48h', 'mon-fri'), so that `gm game show`
+prints them back as given."""
 from __future__ import annotations
 
 import re
@@ -13,6 +14,11 @@ from gm.engine.model import PhaseKind
 
 NmrPolicy = Literal["defaults", "wait"]
 NMR_POLICIES: tuple[NmrPolicy, ...] = ("defaults", "wait")
+# Who proposes a draw and who must accept it (gm.lifecycle.draws): the GM (DRAW; the powers named
+# accept), any survivor for all survivors (DIAS), or any survivor naming the powers to share it
+# (every survivor accepts, as on njudge).
+DrawRule = Literal["gm", "dias", "named"]
+DRAW_RULES: tuple[DrawRule, ...] = ("gm", "dias", "named")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 OPTION_KEY = "house_rules"
 
@@ -41,6 +47,7 @@ class HouseRules:
     # The game ends once this year is played, the rules naming the winner (Rules.winner_at_end);
     # None: it goes on until a power wins (1700AD II, rule 11: the GM may end it in 1713 or 1721).
     last_year: int | None = None
+    draw: DrawRule = "gm"
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
@@ -66,6 +73,8 @@ class HouseRules:
         parts.append("missing orders: defaults" if self.nmr == "defaults" else "missing orders: the game waits")
         if self.late_limit:
             parts.append(f"civil disorder after {self.late_limit} late in a row")
+        if self.draw != "gm":
+            parts.append(f"draws: {'DIAS' if self.draw == 'dias' else 'named'}, proposed by the players")
         return f"{'; '.join(parts)} ({self.timezone})"
 
     def describe(self, bidding: bool = False) -> list[str]:
@@ -92,6 +101,15 @@ class HouseRules:
         lines.append(f"Absences (SET ABSENCE): up to {self.absence_days} days")
         if self.last_year is not None:
             lines.append(f"The game ends once {self.last_year} is played")
+        lines.append({
+            "gm": "Draws: the GM proposes them (the powers named vote)",
+            "dias": "Draws: any surviving power may PROPOSE DRAW; a draw includes every surviving power (DIAS) "
+                    "and needs each one's ACCEPT DRAW",
+            "named": "Draws: any surviving power may PROPOSE DRAW <powers>; it needs the ACCEPT DRAW of every "
+                     "surviving power, those it leaves out too",
+        }[self.draw])
+        lines.append("Concession: CONCEDE <power>; the game ends in that power's victory once every other "
+                     "surviving power concedes to it in the same phase")
         return lines
 
 
@@ -123,6 +141,10 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
             if value not in NMR_POLICIES:
                 raise HouseRuleError(f"nmr must be one of {', '.join(NMR_POLICIES)}, not {value!r}")
             values[name] = value
+        elif name == "draw":
+            if str(value).lower() not in DRAW_RULES:
+                raise HouseRuleError(f"draw must be one of {', '.join(DRAW_RULES)}, not {value!r}")
+            values[name] = str(value).lower()
         elif name == "last_year":
             values[name] = None if str(value).strip().lower() in ("", "none", "no") else _count(value, name)
         elif name in ("late_limit", "absence_days"):

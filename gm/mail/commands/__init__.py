@@ -374,7 +374,8 @@ class Block:
 
 # The order HELP lists the commands in; a command module not named here comes after these.
 HELP_ORDER = ("SIGNON", "JOIN", "CONFIRM", "CLEAR", "WAIT", "NOWAIT", "LIST", "HISTORY", "RESULTS", "MAP", "SUMMARY",
-              "PRESS", "BROADCAST", "ACCEPT DRAW", "REJECT DRAW", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE",
+              "PRESS", "BROADCAST", "PROPOSE DRAW", "ACCEPT DRAW", "REJECT DRAW", "SET DRAW",
+              "CONCEDE", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE",
               "SET MAP", "CREATE", "HELP", "SIGNOFF")
 
 

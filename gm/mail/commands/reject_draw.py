@@ -1,13 +1,19 @@
-"""REJECT DRAW: reject the draw the GM proposed."""
+"""REJECT DRAW (njudge: SET NODRAW): reject the draw proposed to your power; one rejection ends it."""
 from __future__ import annotations
 
 from gm.mail.commands import Context
-from gm.mail.commands.accept_draw import cast
+from gm.mail.draws import vote_line
 
 NAME = "REJECT DRAW"
-USAGE = "REJECT DRAW"
-HELP = "reject the draw the GM proposed"
+ALIASES = ("SET NODRAW",)
+USAGE = "REJECT DRAW   (or SET NODRAW)"
+HELP = "reject the draw proposed to your power: one rejection ends the proposal"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    cast(ctx, args, line, accept=False)
+    if not ctx.signed_on(line):
+        return
+    if args:
+        ctx.reject(line, "usage: REJECT DRAW (or SET NODRAW)")
+        return
+    vote_line(ctx, line, accept=False)
