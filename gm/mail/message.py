@@ -336,8 +336,7 @@ def _machine(msg: Message, sender: str, reply_to: str, subject: str) -> str | No
     if value is not None and re.fullmatch(r"\s*(<\s*>)?\s*", value):
         return "Return-Path: <>"
     for name, address in (("From", sender), ("Reply-To", reply_to)):
-        local = address.rsplit("@", 1)[0].strip('"')
-        if local in _DAEMONS or _NOREPLY.fullmatch(local):
+        if machine_address(address):
             return f"From: {address}" if name == "From" else f"Reply-To: {address}"
     ctype = _content_type(msg)
     if ctype == "multipart/report":
@@ -354,6 +353,12 @@ def _machine(msg: Message, sender: str, reply_to: str, subject: str) -> str | No
     if not sender:
         return "no From address"
     return None
+
+
+def machine_address(address: str) -> bool:
+    """Whether mail from `address` is a machine's (mailer-daemon, no-reply), never read."""
+    local = address.rsplit("@", 1)[0].strip('"')
+    return local in _DAEMONS or bool(_NOREPLY.fullmatch(local))
 
 
 def _precedence(msg: Message) -> str:

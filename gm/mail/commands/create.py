@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gm.games import GAME_NAME_RULE, GameError, add_master, create_game, find_game, game_name
 from gm.lifecycle.house_rules import OPTION_KEY, rules_of
-from gm.mail import confirm
+from gm.mail import addresses, confirm
 from gm.mail.commands import Context, masked
 from gm.store.models import Confirmation
 from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
@@ -31,7 +31,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     name, variant, password = args
-    why = _refusal(ctx, name, variant) or confirm.create_refusal(ctx.session, sender)
+    why = (addresses.refusal(sender, ctx.gm_address) or _refusal(ctx, name, variant)
+           or confirm.create_refusal(ctx.session, sender))
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return

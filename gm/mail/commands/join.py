@@ -8,7 +8,7 @@ from sqlalchemy import select
 from gm.engine.parse import resolve_power
 from gm.games import active_players, masters, variant_of
 from gm.lifecycle.phases import start
-from gm.mail import confirm
+from gm.mail import addresses, confirm
 from gm.mail.commands import NO_SUCH_GAME, Context, masked
 from gm.mail.dkim import refusal as dkim_refusal
 from gm.mail.game_mail import queue_start
@@ -61,8 +61,12 @@ def run(ctx: Context, args: list[str], line: str) -> None:
 
 def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | None:
     """Why `address` may not take `power` in `game` now, or None: the game forming, the power one
-    of its great powers and free, and the address playing no other power of it (unless the game
-    allows that). Asked at the JOIN and again at its CONFIRM: much may change in between."""
+    of its great powers and free, the address playing no other power of it (unless the game
+    allows that), and the address one a player may have (see gm.mail.addresses). Asked at the
+    JOIN and again at its CONFIRM: much may change in between."""
+    why = addresses.refusal(address, ctx.gm_address)
+    if why is not None:
+        return why
     if game.status != GameStatus.FORMING:
         return f"{game.name} is not taking new players"
     variant = variant_of(game)

@@ -3,11 +3,8 @@ confirms it with the code mailed to it (see gm.mail.confirm): a player cannot se
 mail, with their text in it, to an address that never asked for it."""
 from __future__ import annotations
 
-from email.utils import parseaddr
-
-from email_validator import EmailNotValidError, validate_email
-
 from gm.mail import confirm
+from gm.mail.addresses import AddressError, player_address
 from gm.mail.commands import Context
 from gm.mail.reply import render_notice
 from gm.store.models import Confirmation, Game, Player
@@ -20,11 +17,10 @@ HELP = "change the address results are sent to (after SIGNON; a code comes to th
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.signed_on(line):
         return
-    written = parseaddr(" ".join(args))[1].strip()
     try:
-        address = validate_email(written, check_deliverability=False).normalized.lower()
-    except EmailNotValidError as e:
-        ctx.reject(line, f"{written or ' '.join(args)!r} is not a mail address ({e}); usage: {USAGE}")
+        address = player_address(" ".join(args), ctx.gm_address)
+    except AddressError as e:
+        ctx.reject(line, f"{e}; usage: {USAGE}")
         return
     player, game = ctx.player, ctx.game
     if address == player.email:

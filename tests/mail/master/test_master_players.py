@@ -54,7 +54,8 @@ def test_replace_gives_a_power_a_new_player_whose_password_goes_to_the_new_addre
     before = desk.last_mail_id()
     ack = desk.master(f"REPLACE france {NEW.upper()}")
     assert f"accepted  REPLACE france {NEW.upper()}\n            = {NEW} plays France in place of " \
-           "france@players.example; the password went to newcomer@elsewhere.example only" in ack
+           "france@players.example; the password, the position and what is due went to newcomer@elsewhere.example " \
+           "only" in ack
     rows = players(desk)
     assert ("France", address("France"), False, False, 2) in rows
     assert rows[-1] == ("France", NEW, True, False, 0)
@@ -62,7 +63,7 @@ def test_replace_gives_a_power_a_new_player_whose_password_goes_to_the_new_addre
     (notice,) = desk.mails(to=NEW, since=before)
     assert notice.kind == "notice" and notice.subject == "g1: you play France"
     password = re.search(r"Your password: (\S+)", notice.body_text).group(1)  # type: ignore[union-attr]
-    assert f"SIGNON France g1 {password}" in notice.body_text and "Spring 1901, Movement" in notice.body_text
+    assert "SIGNON France g1 <password>" in notice.body_text and "Spring 1901, Movement" in notice.body_text
     assert JUDGE in notice.body_text
     others = [m for m in desk.mails(since=before) if m.to_addr != NEW and m.kind != "ack"]
     assert sorted(m.to_addr for m in others) == EVERYONE  # the player replaced too

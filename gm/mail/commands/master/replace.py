@@ -1,24 +1,37 @@
-"""REPLACE <power> <address>: a new player for a power; their password goes to the new address only."""
+"""REPLACE <power> <address>: a new player for a power. The new address alone gets the password,
+with what a player needs to take over at once: the position (and its map, where the game's mail
+carries maps), the last results, what the power owes now and by when, and how to sign on."""
 from __future__ import annotations
 
 import secrets
-from email.utils import parseaddr
 
-from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import select
 
+from gm.engine.model import GameState
+from gm.engine.variant import Variant
 from gm.games import GameError, active_players, current_phase, masters, variant_of
 from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phases import missing, owed_table, position
 from gm.lifecycle.players import great_power, replace
+from gm.mail.addresses import AddressError, player_address
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.game_mail import deadline_text, queue_announcement
+from gm.mail.game_mail import (
+    deadline_text,
+    map_attachment,
+    queue_announcement,
+    reader_palette,
+    results_text,
+    thread_id,
+)
 from gm.mail.reply import render_notice
-from gm.store.models import GameStatus, utcnow
+from gm.maps.art import has_art
+from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
 
 NAME = "REPLACE"
 USAGE = "REPLACE <power> <address>"
-HELP = "a new player for a power; their password goes to the new address only"
+HELP = "a new player for a power; their password, the position and what is due go to the new address only"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -28,18 +41,14 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(line, f"usage: {USAGE}")
         return
     game = ctx.game
-    written = parseaddr(args[-1])[1].strip()
     try:
         power = great_power(ctx.session, game, " ".join(args[:-1]))
-        address = validate_email(written, check_deliverability=False).normalized.lower()
+        address = player_address(args[-1], ctx.gm_address)  # the rule a JOIN's sender meets
     except GameError as e:
         ctx.reject(line, str(e))
         return
-    except EmailNotValidError as e:
-        ctx.reject(line, f"{args[-1]!r} is not a mail address ({e}); usage: {USAGE}")
-        return
-    if address == ctx.gm_address.lower():
-        ctx.reject(line, f"{address} is the judge's own address: a player needs an address of their own")
+    except AddressError as e:
+        ctx.reject(line, f"{e}; usage: {USAGE}")
         return
     others = [p.power for p in active_players(ctx.session, game) if p.email == address and p.power != power]
     if others and not (game.options or {}).get(SEVERAL_POWERS):
@@ -54,8 +63,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(line, str(e))
         return
     ctx.lookups.forget()
-    ctx.notify(address, f"{game.name}: you play {power}", render_notice("announcement", game=game.name,
-                                                                        text=_welcome(ctx, power, password)))
+    _mail_welcome(ctx, game, new, password)
     # Who played it before is told as the others are (the new address gets its password only).
     told = [*([old.email] if old else []), *(p.email for p in active_players(ctx.session, game) if p.id != new.id),
             *masters(ctx.session, game)]
@@ -65,24 +73,74 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.audit("replace", {"power": power, "from": old.email if old else None, "to": address})
     was = f"in place of {old.email}" if old else "(nobody played it)"
     cd = "; in civil disorder for good, by the variant's rules" if new.civil_disorder else ""
-    ctx.accept(line, f"{address} plays {power} {was}{cd}; the password went to {address} only, and every other "
-                     "player is told")
+    ctx.accept(line, f"{address} plays {power} {was}{cd}; the password, the position and what is due went to "
+                     f"{address} only, and every other player is told")
 
 
-def _welcome(ctx: Context, power: str, password: str) -> str:
-    """What the new player is told: the game, the power, the password and how to sign on."""
-    game = ctx.game
-    variant = variant_of(game)
-    lines = [f"The GM of {game.name} ({variant.title}) has made you the player of {power}.", "",
-             f"Your password: {password}", "",
-             f"Send your orders by mail to {ctx.gm_address}, after this line:",
-             f"  SIGNON {power} {game.name} {password}",
-             "SET PASSWORD <new password> changes the password; HELP lists every command."]
+def _mail_welcome(ctx: Context, game: Game, player: Player, password: str) -> None:
+    """The new player's mail, threaded with the game's other mail: with the map of the position
+    where the game's mail carries maps (the outbox sender draws it)."""
     current = current_phase(ctx.session, game) if game.status == GameStatus.ACTIVE else None
-    if current is not None:
-        deadline = deadline_text(current.row.deadline_at or game.deadline_at, rules_of(game.options).timezone)
-        lines += ["", f"The game is in {current.row.label}; its deadline is {deadline}.",
-                  "RESULTS and MAP (after SIGNON) show where it stands."]
-    elif game.status == GameStatus.FORMING:
-        lines += ["", "The game has not started yet: you get a mail when it does."]
+    attachments = None
+    if current is not None and has_art(game.variant):
+        attachments = [map_attachment(current.row, "position", reader_palette(game, player),
+                                      f"{game.name}-position.png")]
+    text = render_notice("announcement", game=game.name, text=welcome(ctx, game, player, password))
+    thread = thread_id(game, ctx.gm_address)
+    ctx.session.add(OutboundMail(to_addr=player.email, subject=f"{game.name}: you play {player.power}",
+                                 body_text=text, attachments=attachments, in_reply_to=thread, references=thread,
+                                 game_id=game.id, kind="notice"))
+
+
+def welcome(ctx: Context, game: Game, player: Player, password: str) -> str:
+    """What the new player is told: the game, the power and its password, how to sign on, the
+    phase and its deadline, what the power owes, the position and the last results."""
+    variant = variant_of(game)
+    power = player.power or ""
+    lines = [f"The GM of {game.name} ({variant.title}) has made you the player of {power}.", "",
+             f"Your password: {password}",
+             "SET PASSWORD <new password> changes it.", "",
+             f"Send your mail to {ctx.gm_address}, with this line first (your password in place of <password>):",
+             f"  SIGNON {power} {game.name} <password>",
+             "and your orders after it. HELP lists every command."]
+    current = current_phase(ctx.session, game) if game.status == GameStatus.ACTIVE else None
+    if game.status == GameStatus.FORMING or current is None:
+        return "\n".join([*lines, "", "The game has not started yet: you get a mail when it does."])
+    deadline = deadline_text(current.row.deadline_at or game.deadline_at, rules_of(game.options).timezone)
+    state = current.state
+    on_file = ctx.lookups.on_file(owed_table(state), current.row, power)
+    due = missing(variant, state, power, on_file)
+    lines += ["", f"{game.name} is in {current.row.label}; the deadline is {deadline}."]
+    if player.civil_disorder:
+        lines.append(f"By the rules of {variant.title} {power} is in civil disorder for good: it takes no orders.")
+    elif due:
+        lines.append(f"Due from {power} now: {', '.join(due)}.")
+    else:
+        lines.append(f"{power} owes nothing more this phase.")
+    if on_file:
+        lines += [f"On file for {power} (its last player's; CLEAR withdraws them, a new order replaces one):",
+                  *(f"  {o.canonical}" for o in on_file if o.canonical)]
+    lines += ["", "Position", "--------", *_position(variant, state)]
+    if has_art(game.variant):
+        lines += ["", "The map of the position is attached."]
+    last = ctx.session.scalar(select(GamePhase).where(GamePhase.game_id == game.id,
+                                                      GamePhase.adjudicated_at.is_not(None))
+                              .order_by(GamePhase.seq.desc()).limit(1))
+    if last is not None and last.results_json:
+        results = results_text(game, variant, last.results_json, viewer=power, before=position(last))
+        if results.startswith("=== "):  # the results mail's heading: the mail it goes in has its own
+            results = results.partition("\n")[2].lstrip("\n")
+        lines += ["", f"The last results, as they were mailed to {power}:", "", results.rstrip()]
     return "\n".join(lines)
+
+
+def _position(variant: Variant, state: GameState) -> list[str]:
+    """Each power's units and centres, great powers first."""
+    majors = variant.rules.major_powers(variant, state)
+    out = []
+    for p in [*majors, *sorted(p for p in variant.powers if p not in majors)]:
+        units = sorted(str(u) for u in state.units_of(p))
+        centres = [variant.map.name(c) for c in state.centres_of(p)]
+        if units or centres:
+            out.append(f"{p}: {', '.join(units) or 'no units'}; centres: {', '.join(centres) or 'none'}")
+    return out
