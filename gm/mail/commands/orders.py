@@ -137,6 +137,10 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
         player, entered_by = ctx.lookups.player(ctx.game, order.power), ctx.actor
     else:
         player, entered_by = ctx.player, None
+        if player is not None and player.civil_disorder:  # back, as after UNCD
+            from gm.mail.commands.master.uncd import ordered_again
+
+            ordered_again(ctx, player)
     row = {
         "game_id": ctx.game.id,
         "phase_id": phase_id,
