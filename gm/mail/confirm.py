@@ -184,6 +184,12 @@ def confirm(ctx: Context, written: str, shown: str) -> None:
     if found is None:
         ctx.refuse_sign_on(shown, NO_SUCH_CODE)
         return
+    if (found.detail or {}).get("as") == "GM":  # PROMOTE: a JOIN of the game as one of its GMs
+        from gm.mail.commands.master import promote
+
+        if promote.confirmed(ctx, found, shown):
+            found.confirmed_at = utcnow()
+        return
     # Each kind is carried out by its own command, which asks for it.
     from gm.mail.commands import create, join, set_address
 

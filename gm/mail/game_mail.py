@@ -13,8 +13,10 @@ import base64
 import hashlib
 import json
 import logging
+import re
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -34,9 +36,8 @@ from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
-from gm.mail.message import ACK_MARKER
 from gm.mail.press import describe as describe_press, press_kind
-from gm.mail.reply import render
+from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
 
 log = logging.getLogger(__name__)
@@ -255,7 +256,7 @@ class _Results:
                  position_cid: str | None = None) -> None:
         self.reports = reports
         sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
-        values: dict[str, Any] = {"marker": ACK_MARKER, "game": game.name, "variant": variant.title,
+        values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
                                   "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
                                   "position_cid": position_cid,
@@ -527,7 +528,7 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
         owed = owing.get(player.power or "")
         if not owed:
             continue
-        text = render("reminder.txt.j2", "en", marker=ACK_MARKER, game=game.name, power=player.power, phase=label,
+        text = render("reminder.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, power=player.power, phase=label,
                        owed=owed, units=current is not None and (current.state.phase.kind is PhaseKind.MOVEMENT
                                                                  or current.state.phase.kind in RETREATS),
                        deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
@@ -574,7 +575,7 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     label = current.row.label if current is not None else variant.phase_label(state.phase)
     rules = rules_of(game.options)
     values: dict[str, Any] = {
-        "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label,
+        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label,
         "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": _game_rules(game),
         "position": _position(variant, state),
         "bidding": state.phase.kind is PhaseKind.BIDDING, "notes": list(variant.notes),
@@ -600,7 +601,7 @@ def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: 
     current = current_phase(session, game)
     if current is None or game.deadline_at is None:
         return 0
-    text = render("deadline_moved.txt.j2", "en", marker=ACK_MARKER, game=game.name, phase=current.row.label,
+    text = render("deadline_moved.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=current.row.label,
                   deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
     subject = f"[{game.name}] Deadline moved: {_season_year(current.row.label)}"
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
@@ -614,16 +615,73 @@ def queue_announcement(session: Session, game: Game, subject: str, text: str, *,
     `to`; threaded with the game's other mail. Returns the rows queued."""
     if to is None:
         to = [p.email for p in active_players(session, game)] + masters(session, game)
-    body = render("announcement.txt.j2", "en", marker=ACK_MARKER, game=game.name, text=text)
+    body = render("announcement.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, text=text)
     return _queue_text(session, game, list(dict.fromkeys(to)), f"[{game.name}] {subject}", kind, body,
                        gm_address=gm_address, now=now)
 
 
 def _queue_text(session: Session, game: Game, readers: Sequence[str], subject: str, kind: str, text: str, *,
                 gm_address: str, now: datetime) -> int:
-    """Queue one plain-text mail about `game` to each of `readers`, threaded with its other mail."""
+    """Queue one plain-text mail about `game` to each of `readers`, threaded with its other mail;
+    while a mail is carried out, a notice is gathered with its others (see one_notice_each)."""
     domain, thread = _domain(gm_address), thread_id(game, gm_address)
-    return _insert(session, [_row(game, thread, domain, to, subject, kind, now, text) for to in readers])
+    rows = [_row(game, thread, domain, to, subject, kind, now, text) for to in readers]
+    gathering = session.info.get(_GATHERED)
+    if gathering is not None and kind != "preview":
+        gathering.extend(rows)
+        return len(rows)
+    return _insert(session, rows)
+
+
+# --- one notice a mail -----------------------------------------------------------------------------
+
+_GATHERED = "gm.notices"  # session.info: the notices the mail being carried out has queued so far
+
+
+@contextmanager
+def one_notice_each(session: Session) -> Iterator[None]:
+    """While one mail is carried out, the notices its commands queue about a game (a deadline
+    moved, the GM's announcements) are gathered; once it is done, each reader gets one mail a
+    game with them all, in the order queued, under one subject: a GM's mail with RESUME, EXTEND,
+    SET DEADLINE and PAUSE is one notice to each player, not four. Nothing is queued if the mail
+    raises (its transaction or savepoint is undone); see gathered() for a command undone alone."""
+    gathering: list[dict[str, Any]] = []
+    session.info[_GATHERED] = gathering
+    try:
+        yield
+        del session.info[_GATHERED]
+        _insert(session, _merged(gathering))
+    finally:
+        session.info.pop(_GATHERED, None)
+
+
+def gathered(session: Session) -> list[dict[str, Any]]:
+    """The notices gathered so far (see one_notice_each): a command whose savepoint is undone
+    takes its own back out of the list (`del gathered(session)[before:]`)."""
+    return session.info.get(_GATHERED, [])
+
+
+_GAME_TAG = re.compile(r"\[[^\]]*\] ")
+
+
+def _merged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row for each reader and game of `rows`, its texts in order under one heading and one subject."""
+    groups: dict[tuple[Any, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["game_id"], row["to_addr"]), []).append(row)
+    merged = []
+    for group in groups.values():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        tag = _GAME_TAG.match(group[0]["subject"])
+        prefix = tag.group(0) if tag else ""
+        subjects = dict.fromkeys(r["subject"].removeprefix(prefix) for r in group)
+        text = "\n\n".join(without_heading(r["body_text"]).strip("\n") for r in group)
+        kinds = {r["kind"] for r in group}
+        merged.append({**group[0], "subject": prefix + "; ".join(subjects), "body_text": f"{NOTICE_HEADING}\n{text}\n",
+                       "kind": group[0]["kind"] if len(kinds) == 1 else "announcement"})
+    return merged
 
 
 # --- the GM's corrections ------------------------------------------------------------------------
@@ -650,9 +708,9 @@ def preview_mail(session: Session, game: Game, label: str, ended: Sequence[Phase
     reports = [end.report for end in ended]
     results = _Results(game, variant, reports, [position(end.row) for end in ended], [None] * len(ended))
     text = results.for_reader(None, True)[0]
-    text = text[len(ACK_MARKER):].lstrip("\n") if text.startswith(ACK_MARKER) else text
+    text = without_heading(text)
     subject = results_subject(game, reports).replace(f"[{game.name}] ", f"[{game.name}] PREVIEW, nothing kept: ", 1)
-    body = render("preview.txt.j2", "en", marker=ACK_MARKER, game=game.name, phase=label, results=text)
+    body = render("preview.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=label, results=text)
     return subject, body
 
 
@@ -677,7 +735,7 @@ def queue_correction(session: Session, game: Game, changes: Sequence[str], withd
     rules = rules_of(game.options)
     label = current.row.label
     values: dict[str, Any] = {
-        "marker": ACK_MARKER, "game": game.name, "variant": variant.title, "phase": label, "changes": list(changes),
+        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label, "changes": list(changes),
         "position": _position(variant, current.state), "deadline": deadline_text(game.deadline_at, rules.timezone),
     }
     readers = [(p.email, p.power, False, reader_palette(game, p)) for p in active_players(session, game)]

@@ -36,12 +36,14 @@ from gm.mail import dkim as dkim_check
 from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders
 from gm.mail.commands import confirm as confirm_command
 from gm.mail.commands.master import overview as master_overview
+from gm.mail.game_mail import gathered, one_notice_each
 from gm.mail.message import InboundMessage, command_lines, read_message
 from gm.mail.redact import passwords_in, redact
 from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
     Game,
+    GameStatus,
     InboundMail,
     Master,
     OrderRecord,
@@ -498,16 +500,17 @@ class _Answer:
                       trusted_masters=batch.trusted_masters, dkim=self.dkim)
         lines = self.lines
         code = confirm.code_in_subject(message.subject)
-        if code is not None and not any(command_for(line)[0] is confirm_command for line in lines[:MAX_LINES]):
-            # A plain reply to a confirmation mail: its subject carries the code.
-            self._line(ctx, f"CONFIRM {code}", careful)
-        for line in lines[:MAX_LINES]:
-            if ctx.in_block(line):
-                continue
-            self._line(ctx, line, careful)
-            if ctx.signed_off:
-                break
-        ctx.close_block()
+        with one_notice_each(session):  # what the mail changes, told in one notice a reader
+            if code is not None and not any(command_for(line)[0] is confirm_command for line in lines[:MAX_LINES]):
+                # A plain reply to a confirmation mail: its subject carries the code.
+                self._line(ctx, f"CONFIRM {code}", careful)
+            for line in lines[:MAX_LINES]:
+                if ctx.in_block(line):
+                    continue
+                self._line(ctx, line, careful)
+                if ctx.signed_off:
+                    break
+            ctx.close_block()
         self._describe(ctx)
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
@@ -559,12 +562,15 @@ class _Answer:
         if not careful:  # see ingest_batch: what raises here undoes the batch, which is done again
             run()
             return
+        notices = gathered(session)
+        before = len(notices)
         try:
             with session.begin_nested():  # a command that fails undoes only itself
                 run()
         except Exception:  # a bug must not lose the rest of the mail, nor crash the judge
             log.exception("command failed: %r", line)
             lookups.forget()  # its savepoint was rolled back
+            del notices[before:]  # and with it the notices it queued
             ctx.reject(line, "the judge could not carry this out (the GM has been told)")
 
 
@@ -655,6 +661,9 @@ def _status(ctx: Context, reader: str) -> PowerStatus | None:
     if player is None or player.power is None:
         return None
     game = ctx.lookups.game_by_id(player.game_id)
+    if game is not None and game.status == GameStatus.FINISHED:  # no phase, nothing owed: the game is over
+        return PowerStatus(power=player.power, game=game.name, phase="", orders=[], missing=[], allocations=[],
+                           points=None, used=0, ended=game.outcome or "finished")
     phase = None if game is None else ctx.lookups.phase(game)
     if phase is None:
         return None

@@ -26,7 +26,7 @@ from html.parser import HTMLParser
 from typing import TypeVar
 
 ACK_MARKER = "=== gm acknowledgement ==="
-"""The line that starts the judge's acknowledgement; a pasted copy of it ends a player's text."""
+"""The judge's acknowledgement's first line (gm.mail.reply has the others'); a pasted one ends a text."""
 
 MAX_ADDRESS = 254  # the longest address SMTP can deliver to (RFC 5321's 256-octet path, less '<>')
 MAX_MESSAGE_ID = 250  # longer Message-IDs are kept as a hash: no mail program writes one
@@ -699,7 +699,7 @@ def _crude_html_to_text(markup: str) -> str:
 
 # A quoted line: '>' (mail programs) or '|' (some webmails), after spaces at most.
 _QUOTED = re.compile(r"\s*[>|]")
-_ACK = re.compile(r"\s*".join(re.escape(word) for word in ACK_MARKER.split()), re.I)
+_ACK = re.compile(r"===\s*gm\s+(?:acknowledgement|results|notice|press)\s*===", re.I)  # any heading of the judge's
 
 
 def _words(*phrases: str) -> str:

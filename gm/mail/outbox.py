@@ -5,7 +5,8 @@ rows (not sent, next attempt now or past) in a short transaction, pushing their 
 short lease ahead (so that a second sender would not take them too, and a process killed in the
 middle leaves them to be sent by the next within half a minute); builds each mail with the row's own
 Message-ID; sends them over a few SMTP connections side by side; and marks them sent as the server
-accepts them, as many per transaction as were accepted while the previous marks were written. A
+accepts them, as many per transaction as were accepted while the previous marks were written.
+Acknowledgements go first, and to one address nothing else goes while one waits (see _AFTER_ACKS). A
 failure counts an attempt, keeps the error and puts the next attempt off exponentially (capped).
 A retry carries the same Message-ID, so a mail sent twice (the process stopped between the SMTP
 server's acceptance and the mark) is recognisably the same mail. The sender wakes when the inbox
@@ -38,8 +39,8 @@ from email.utils import format_datetime
 from typing import Any
 
 import aiosmtplib
-from sqlalchemy import bindparam, case, func, select, tuple_, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import bindparam, case, exists, func, select, tuple_, update
+from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from gm.mail import mail_log
 from gm.mail.inbox import Backoff
@@ -52,7 +53,16 @@ log = logging.getLogger(__name__)
 # Of the mail due, what goes first: the players' acknowledgements (a player waits for one), then
 # the game's own mail (results, press, ...), and last the notices to strangers (a flood of forged
 # mail can queue many; none of them may delay a player's answer).
-_FIRST = case((OutboundMail.kind.in_(("ack", "paused")), 0), (OutboundMail.kind.in_(("notice", "confirm")), 2), else_=1)
+_ACKS = ("ack", "paused")
+_FIRST = case((OutboundMail.kind.in_(_ACKS), 0), (OutboundMail.kind.in_(("notice", "confirm")), 2), else_=1)
+
+# And to one address, no other mail while an acknowledgement to it waits, whichever sender holds
+# it: the answer to a mail arrives before the mail the same mail caused (the game's start after the
+# JOIN that filled it, the draw after the ACCEPT that made it). A row held back is taken once the
+# acknowledgement is marked sent (its sender then looks again) or given up.
+_ack = aliased(OutboundMail)
+_AFTER_ACKS = OutboundMail.kind.in_(_ACKS) | ~exists().where(
+    _ack.to_addr == OutboundMail.to_addr, _ack.kind.in_(_ACKS), _ack.sent_at.is_(None), _ack.gave_up_at.is_(None))
 
 SEND_BACKOFF = Backoff(10.0, 600.0)  # 10 s, 20 s, 40 s, ... then every 10 minutes
 
@@ -76,6 +86,7 @@ class Outgoing:
     # 'auto-generated' even though it is threaded.
     generated: bool = False
     about: str = ""  # its kind, game and the recipient's role, for its log line (gm.mail.mail_log)
+    kind: str = ""  # the row's: 'ack', 'results', ...
 
     @classmethod
     def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None,
@@ -103,6 +114,7 @@ class Outgoing:
             body_html=row.body_html,
             references=row.references,
             generated=row.game_id is not None and row.inbound_id is None,
+            kind=row.kind,
         )
 
     def drawn(self, drawn: dict[Any, str | None]) -> Outgoing:
@@ -305,7 +317,7 @@ class OutboxSender:
         queue: asyncio.Queue[Outgoing] = asyncio.Queue()
         # Rows in the queue or being sent (id -> attempts when taken): not to be queued twice.
         taken: dict[int, int] = {}
-        marks = _SentMarks(self._mark_sent)
+        marks = _SentMarks(self._mark_sent, self.wakeup.set)
         workers = [asyncio.create_task(self._worker(queue, taken, marks)) for _ in range(self.connections)]
         try:
             while True:
@@ -363,7 +375,7 @@ class OutboxSender:
                         client = None
                     await self._failed(mail, e)
                 else:
-                    marks.add(mail.id, datetime.now(UTC))
+                    marks.add(mail.id, datetime.now(UTC), wake=mail.kind in _ACKS)  # what waited for it
                     log.info("mail out #%d: %s: sent", mail.id, mail.about)
                 finally:
                     taken.pop(mail.id, None)
@@ -467,7 +479,7 @@ class OutboxSender:
             if limit > 0:
                 rows = session.scalars(
                     select(OutboundMail)
-                    .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude))
+                    .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude), _AFTER_ACKS)
                     .order_by(_FIRST, OutboundMail.next_attempt_at, OutboundMail.id)
                     .limit(limit)
                     .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
@@ -480,7 +492,7 @@ class OutboxSender:
                     select(OutboundMail)
                     .where(*waiting, OutboundMail.next_attempt_at <= now,
                            OutboundMail.id.not_in(exclude | {r.id for r in rows}), OutboundMail.game_id == last.game_id,
-                           OutboundMail.kind == last.kind, OutboundMail.created_at == last.created_at)
+                           OutboundMail.kind == last.kind, OutboundMail.created_at == last.created_at, _AFTER_ACKS)
                     .order_by(OutboundMail.id)
                     .with_for_update(skip_locked=True)
                 ).all()
@@ -492,7 +504,7 @@ class OutboxSender:
                      for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
-                    *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails})
+                    *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails}), _AFTER_ACKS
                 )
             )
         if due is not None and due.tzinfo is None:  # an aggregate's result skips the column type
@@ -542,23 +554,29 @@ class _SentMarks:
     accepted meanwhile gather for the next. A mark lost to a crash or a database error means one
     more send of the same mail, with the same Message-ID, when the row's lease runs out."""
 
-    def __init__(self, write: Callable[[list[tuple[int, datetime]]], None]) -> None:
+    def __init__(self, write: Callable[[list[tuple[int, datetime]]], None],
+                 written: Callable[[], None] = lambda: None) -> None:
         self.write = write
+        self.written = written  # called once a mark added with `wake` is written
         self.pending: list[tuple[int, datetime]] = []
+        self.wake = False
         self.writing: asyncio.Task[None] | None = None
 
-    def add(self, row_id: int, accepted_at: datetime) -> None:
+    def add(self, row_id: int, accepted_at: datetime, *, wake: bool = False) -> None:
         self.pending.append((row_id, accepted_at))
+        self.wake = self.wake or wake
         if self.writing is None or self.writing.done():
             self.writing = asyncio.ensure_future(self._write_all())
 
     async def _write_all(self) -> None:
         while self.pending:
-            rows, self.pending = self.pending, []
+            (rows, self.pending), (wake, self.wake) = (self.pending, []), (self.wake, False)
             try:
                 await asyncio.to_thread(self.write, rows)
             except Exception:
                 log.exception("could not mark %d outbox rows sent; they will be sent again", len(rows))
+            if wake:
+                self.written()
 
     async def drain(self) -> None:
         """Wait until every row added so far is written (or given up)."""

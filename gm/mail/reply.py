@@ -27,6 +27,27 @@ class PowerStatus:
     points_name: str = "DP"
     points_use: str = "allocations"  # what the points are spent on: 'allocations', 'bids'
     private: list[str] = field(default_factory=list)  # the power's own secrets (Supply Points banked)
+    ended: str | None = None  # how the game ended, once it is over: then nothing else is shown
+
+
+# The first line of every mail the judge sends says what it is. Only an answer to the reader's own
+# mail is headed as an acknowledgement; a pasted copy of any heading ends a player's text (see
+# gm.mail.message, which knows them by their form: '=== gm <word> ===').
+RESULTS_HEADING = "=== gm results ==="
+NOTICE_HEADING = "=== gm notice ==="
+PRESS_HEADING = "=== gm press ==="
+_ANSWERS = frozenset({"stranger", "failed", "paused", "confirm_join", "confirm_create"})  # notices that answer
+
+
+def heading_of(text: str) -> str | None:
+    """The judge's heading that `text` starts with, if any."""
+    return next((h for h in (ACK_MARKER, RESULTS_HEADING, NOTICE_HEADING, PRESS_HEADING) if text.startswith(h)), None)
+
+
+def without_heading(text: str) -> str:
+    """`text` without the judge's heading it starts with (to quote it inside another mail)."""
+    heading = heading_of(text)
+    return text[len(heading):].lstrip("\n") if heading else text
 
 
 _TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -86,8 +107,9 @@ def render_ack(
 
 def render_notice(name: str, lang: str = "en", **values: object) -> str:
     """A fixed notice, templates/<lang>/<name>.txt.j2: nothing in it comes from the mail that
-    caused it but what `values` give (the judge's own words, names from the database)."""
-    return render(f"{name}.txt.j2", lang, marker=ACK_MARKER, **values)
+    caused it but what `values` give (the judge's own words, names from the database). Headed as
+    an acknowledgement when it answers the reader's own mail, else as a notice."""
+    return render(f"{name}.txt.j2", lang, marker=ACK_MARKER if name in _ANSWERS else NOTICE_HEADING, **values)
 
 
 def render(template: str, lang: str = "en", **values: object) -> str:

@@ -22,7 +22,7 @@ from gm.lifecycle.report import build_report
 from gm.mail import game_mail
 from gm.mail.message import ACK_MARKER, command_lines, read_message
 from gm.mail.outbox import Outgoing, build_message
-from gm.mail.reply import render
+from gm.mail.reply import RESULTS_HEADING, render
 from gm.randomgame import play_random_game
 from gm.store.db import transaction
 from gm.store.models import Game, OutboundMail, Player, SecretAllocation
@@ -167,7 +167,7 @@ def test_results_name_everything_a_player_needs() -> None:
     variant = load_variant("standard")
     game = in_memory_game("standard")
     text = game_mail.results_text(game, variant, fake_report(), "France")
-    assert text.startswith(ACK_MARKER + "\n")  # a reply quoting it unmarked is read up to here only
+    assert text.startswith(RESULTS_HEADING + "\n")  # a reply quoting it unmarked is read up to here only
     assert "A MUN - BUR" in text and "fails: bounced in Burgundy" in text
     assert "F KIE H" in text and "(no order: held)" in text
     assert "Austria A VIE: may retreat to Bohemia (BOH), Galicia (GAL), or disband" in text

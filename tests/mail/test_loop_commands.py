@@ -247,7 +247,7 @@ def test_results_of_a_past_phase_without_other_powers_secrets(session_factory: s
     assert verdict(ack, "RESULTS") == "accepted = Spring 1763, Movement: see below"
     assert "Results of Spring 1763, Movement in ae" in ack
     assert "A MAR - SAV" in ack and "A VIE - TYR" in ack
-    assert ack.count("=== gm acknowledgement ===") == 1
+    assert ack.count("=== gm acknowledgement ===") == 1 and "=== gm results ===" not in ack
     assert "DP 2 A SWI H" in ack
     assert "DP 1" not in ack  # Austria's allocation
     for asked in ("RESULTS Spring 1763", "RESULTS S1763", "RESULTS S1763M", "RESULTS spring 1763 movement"):

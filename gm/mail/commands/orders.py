@@ -1,6 +1,7 @@
 """Any line that is no command: an order, or a secret point allocation, for the signed-on power."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Update, bindparam, insert, tuple_, update
@@ -9,9 +10,9 @@ from sqlalchemy.orm import Session
 from gm.engine.adjudicator import check_order
 from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation
 from gm.engine.multiple import parts_stand_together
-from gm.engine.orders import SECRET_ORDERS, Build, Disband, Order, Permit, Retreat, Waive
+from gm.engine.orders import SECRET_ORDERS, Allocation, Build, Disband, Order, Permit, Retreat, Waive
 from gm.engine.parse import order_texts, parse_order
-from gm.games import OnFile, add_on_file, variant_of
+from gm.games import CurrentPhase, OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
 from gm.mail.commands import Context, Lookups, masked, password_in
@@ -59,8 +60,25 @@ def run(ctx: Context, line: str) -> None:
         if why:
             ctx.reject(text, why)
             continue
+        order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
-        ctx.accept(text, str(order))
+        ctx.accept(text, shown)
+
+
+def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order, str]:
+    """A secret allocation as it is kept and acknowledged: with the kind of the unit it is behind
+    (the one standing there, where the line left it out: 'DP 1 HEW H' is 'DP 1 A HEW H'), and
+    the allocation on the same unit that it replaces named. Any other order: as it is."""
+    if type(order) not in SECRET_ORDERS:
+        return order, str(order)
+    unit = phase.state.units.get(order.province)
+    inner = getattr(order, "order", None)
+    if type(order) is Allocation and order.unit_type is None and unit is not None and inner is not None:
+        order = replace(order, unit_type=unit.type, order=replace(inner, unit_type=unit.type))
+    assert ctx.game is not None
+    key = unit_key(order, variant_of(ctx.game).rules.impulses > 1 and phase.state.phase.kind is PhaseKind.MOVEMENT)
+    earlier = [o.canonical for o in ctx.lookups.on_file(SecretAllocation, phase.row, order.power) if key and o.unit == key]
+    return order, str(order) + (f" (replaces {earlier[-1]})" if earlier else "")
 
 
 def too_late(ctx: Context, phase: GamePhase) -> str | None:

@@ -9,7 +9,7 @@ from gm.lifecycle.phase_names import find_phase, read_phase
 from gm.lifecycle.phases import position
 from gm.mail.commands import Context
 from gm.mail.game_mail import results_text
-from gm.mail.message import ACK_MARKER
+from gm.mail.reply import without_heading
 from gm.store.models import GamePhase
 
 NAME = "RESULTS"
@@ -43,7 +43,6 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             ctx.reject(line, f"no phase of {game.name} has been adjudicated yet")
             return
     text = results_text(game, variant, row.results_json, viewer=power, gm=False, before=position(row))
-    if text.startswith(ACK_MARKER):  # the acknowledgement it goes in has its own
-        text = text[len(ACK_MARKER):].lstrip("\n")
+    text = without_heading(text)  # the acknowledgement it goes in has its own
     ctx.add_section(f"Results of {row.label} in {game.name}", text)
     ctx.accept(line, f"{row.label}: see below")
