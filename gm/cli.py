@@ -183,7 +183,7 @@ def _db_restore(args: argparse.Namespace) -> int:
 
 
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
-                    "remind_before", "absence_days", "draw")
+                    "remind_before", "absence_days", "draw", "draw_votes")
 
 
 def _master_password(args: argparse.Namespace) -> str | None:
@@ -553,6 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--draw", choices=("gm", "dias", "named"),
                        help="who proposes a draw: the GM only (default), any survivor for all survivors (dias), "
                             "or any survivor naming the powers to share it, every survivor accepting (named)")
+    rules.add_argument("--draw-votes", dest="draw_votes", choices=("secret", "public"),
+                       help="who proposed a draw, who voted how and who conceded: told to the GM only (secret, "
+                            "the default, as on njudge) or to the players too (public)")
     game_new.add_argument("--master", action="append", metavar="ADDRESS", help="a GM's address: gets a copy of every results mail, with the secret allocations, and runs the game by mail with the GM password (may be repeated)")
     game_new.add_argument("--master-password-file", dest="master_password_file", metavar="FILE",
                           help="the GM password, read from FILE (- for standard input); default $GM_MASTER_PASSWORD, "

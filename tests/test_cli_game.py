@@ -136,11 +136,13 @@ def test_house_rules_and_the_gm_address_are_set_at_creation_and_a_game_started_b
     db = tmp_path / "gm.sqlite3"
     upgrade(f"sqlite:///{db}")  # as `gm db upgrade` makes it: no other command does
     done = gm("game", "new", "fast", "--movement", "1d", "--days", "mon-fri", "--hour", "20", "--grace", "2h",
-              "--late-limit", "2", "--draw", "dias", "--master", "GM@Example.org", db=db)
+              "--late-limit", "2", "--draw", "dias", "--draw-votes", "public", "--master", "GM@Example.org", db=db)
     assert done.returncode == 0, done.stderr
     assert "  A deadline falls on mon,tue,wed,thu,fri at 20:00 (Europe/Paris)" in done.stdout.splitlines()
     assert "  Draws: any surviving power may PROPOSE DRAW; a draw includes every surviving power (DIAS) and needs " \
            "each one's ACCEPT DRAW" in done.stdout.splitlines()
+    assert "  Who proposed a draw, who voted how and who conceded: told to the players (a draw's votes to the powers " \
+           "voting on it) as to the GM" in done.stdout.splitlines()
     bad = gm("game", "new", "slow", "--movement", "a fortnight", db=db)
     assert bad.returncode == 2 and "movement: 'afortnight' is no duration" in bad.stderr
     factory = make_session_factory(make_engine(f"sqlite:///{db}"))

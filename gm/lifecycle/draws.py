@@ -189,9 +189,12 @@ def propose(session: Session, game: Game, power: str, text: str, now: datetime
             raise GameError("a draw is between two powers or more (CONCEDE <power> gives one power the game)")
         _all_in(current, powers, "share a draw")
     already = open_draw(game, current)
-    if already is not None:
+    if already is not None and power in already.voters:
         raise GameError(f"a draw between {', '.join(already.powers)} is open already: ACCEPT DRAW or REJECT DRAW "
                         "it first")
+    if already is not None:
+        raise GameError(f"a draw between {', '.join(already.powers)} is open, voted on by "
+                        f"{', '.join(already.voters)}: propose yours once it is answered")
     players = _players(session, game)
     voters = [p for p in alive if p in players]
     draw = Draw(powers, voters, [power], power, current.row.id)

@@ -19,6 +19,10 @@ NMR_POLICIES: tuple[NmrPolicy, ...] = ("defaults", "wait")
 # (every survivor accepts, as on njudge).
 DrawRule = Literal["gm", "dias", "named"]
 DRAW_RULES: tuple[DrawRule, ...] = ("gm", "dias", "named")
+# Whether the players are told who proposed a draw and who voted how (and who conceded), or only
+# the GM, as on njudge.
+VotePolicy = Literal["secret", "public"]
+VOTE_POLICIES: tuple[VotePolicy, ...] = ("secret", "public")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 OPTION_KEY = "house_rules"
 
@@ -48,6 +52,7 @@ class HouseRules:
     # None: it goes on until a power wins (1700AD II, rule 11: the GM may end it in 1713 or 1721).
     last_year: int | None = None
     draw: DrawRule = "gm"
+    draw_votes: VotePolicy = "secret"
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
@@ -110,6 +115,9 @@ class HouseRules:
         }[self.draw])
         lines.append("Concession: CONCEDE <power>; the game ends in that power's victory once every other "
                      "surviving power concedes to it in the same phase")
+        lines.append("Who proposed a draw, who voted how and who conceded: " + (
+            "told to the GM only" if self.draw_votes == "secret"
+            else "told to the players (a draw's votes to the powers voting on it) as to the GM"))
         return lines
 
 
@@ -144,6 +152,10 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
         elif name == "draw":
             if str(value).lower() not in DRAW_RULES:
                 raise HouseRuleError(f"draw must be one of {', '.join(DRAW_RULES)}, not {value!r}")
+            values[name] = str(value).lower()
+        elif name == "draw_votes":
+            if str(value).lower() not in VOTE_POLICIES:
+                raise HouseRuleError(f"draw_votes must be one of {', '.join(VOTE_POLICIES)}, not {value!r}")
             values[name] = str(value).lower()
         elif name == "last_year":
             values[name] = None if str(value).strip().lower() in ("", "none", "no") else _count(value, name)

@@ -1,11 +1,13 @@
 """CONCEDE <power>: concede the game to a power; once every other surviving power concedes to it in
-the same phase, it wins. CONCEDE NONE withdraws your concession. Told to nobody but the GM."""
+the same phase, it wins. CONCEDE NONE withdraws your concession. Told to nobody but the GM, unless
+the house rule draw_votes is public: then to every player."""
 from __future__ import annotations
 
-from gm.games import GameError, masters, variant_of
+from gm.games import GameError, active_players, masters, variant_of
 from gm.lifecycle.draws import concede
 from gm.lifecycle.ending import final_position
 from gm.mail.commands import Context
+from gm.mail.draws import public
 from gm.mail.game_mail import queue_announcement
 from gm.store.models import utcnow
 
@@ -28,12 +30,15 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(line, str(e))
         return
     ctx.audit("concede", {"power": power, "to": concession.to, "ended": ended})
-    gms = masters(ctx.session, game)
+    told = public(ctx)
+    readers = masters(ctx.session, game) + ([p.email for p in active_players(ctx.session, game)
+                                             if p.power and p.power != power] if told else [])
+    secrecy = "every player is told" if told else "nobody but the GM is told"
     if concession.to is None:
-        if gms:
+        if readers:
             queue_announcement(ctx.session, game, f"Concession: {power} withdraws",
-                               f"{power} withdraws its concession.", gm_address=ctx.gm_address, now=now, to=gms)
-        ctx.accept(line, "you withdraw your concession (nobody but the GM is told)")
+                               f"{power} withdraws its concession.", gm_address=ctx.gm_address, now=now, to=readers)
+        ctx.accept(line, f"you withdraw your concession ({secrecy})")
         return
     to = concession.to
     if ended:
@@ -44,12 +49,12 @@ def run(ctx: Context, args: list[str], line: str) -> None:
                            f"{concession.outcome}." + ending, gm_address=ctx.gm_address, now=now)
         ctx.accept(line, f"you concede to {to}; every other surviving power has: {game.name} is {concession.outcome}")
         return
-    if gms:
+    if readers:
         queue_announcement(ctx.session, game, f"Concession: {power} concedes to {to}",
                            f"{power} concedes the game to {to} ({len(concession.conceded)} of {len(concession.needed)} "
                            f"needed have: {', '.join(concession.conceded)}). Concessions lapse at the end of the "
                            "phase.",
-                           gm_address=ctx.gm_address, now=now, to=gms)
+                           gm_address=ctx.gm_address, now=now, to=readers)
     label = f" ({current.row.label})" if current is not None else ""
-    ctx.accept(line, f"you concede the game to {to} (nobody but the GM is told); {to} wins once every other "
+    ctx.accept(line, f"you concede the game to {to} ({secrecy}); {to} wins once every other "
                      f"surviving power concedes to it before the end of this phase{label}, when concessions lapse")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gm.games import GameError
 from gm.lifecycle.draws import propose
 from gm.mail.commands import Context
-from gm.mail.draws import ask, between, drawn
+from gm.mail.draws import ask, between, drawn, public
 from gm.store.models import utcnow
 
 NAME = "PROPOSE DRAW"
@@ -37,5 +37,5 @@ def proposal(ctx: Context, line: str, text: str) -> None:
     asked = ask(ctx, draw, voters, current)
     lapse = f"; it lapses at the end of {current.row.label}" if current is not None else ""
     ctx.accept(line, f"you propose a draw between {between(draw)} and accept it; {asked} other "
-                     f"{'power is' if asked == 1 else 'powers are'} asked to ACCEPT DRAW or REJECT DRAW (nobody but "
-                     f"the GM is told who proposed it){lapse}")
+                     f"{'power is' if asked == 1 else 'powers are'} asked to ACCEPT DRAW or REJECT DRAW "
+                     f"({'they are told' if public(ctx) else 'nobody but the GM is told'} who proposed it){lapse}")

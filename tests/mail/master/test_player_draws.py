@@ -212,3 +212,30 @@ def test_bad_proposals_get_specific_replies_and_change_nothing(session_factory: 
     assert "a draw between England, France, Germany, Italy, Russia, Turkey is open already: ACCEPT DRAW or " \
            "REJECT DRAW it first" in ack
     assert len(desk.audit("propose draw")) == 1
+    desk.master("DRAW France Italy")  # the GM's replaces it; those it leaves out cannot answer it
+    assert "a draw between France, Italy is open, voted on by France, Italy: propose yours once it is answered" in \
+           desk.player("Turkey", "PROPOSE DRAW")
+
+
+def test_public_votes_are_told_to_the_powers_voting(session_factory: sessionmaker[Session]) -> None:
+    desk = with_rule(session_factory, "dias")
+    assert "house rules: draw_votes public" in desk.master("SET OPTION draw_votes public")
+    assert "draw_votes must be one of secret, public, not 'loud'" in desk.master("SET OPTION draw_votes loud")
+    since = desk.last_mail_id()
+    assert "(they are told who proposed it)" in desk.player("France", "PROPOSE DRAW")
+    asked = told(desk, since)[address("Italy")][0]
+    assert "France proposes to end the game in a draw between Austria" in asked
+    assert "Every vote is told to the powers voting as it comes" in asked
+    since = desk.last_mail_id()
+    desk.player("Italy", "ACCEPT DRAW")
+    news = told(desk, since)
+    assert sorted(news) == sorted(a for a in EVERYONE if a != address("Italy"))
+    assert "Italy accepts the draw between Austria" in news[address("Turkey")][0]
+    since = desk.last_mail_id()
+    assert "(the powers voting are told it was you)" in desk.player("Russia", "REJECT DRAW")
+    assert "was rejected by Russia: the game goes on" in told(desk, since)[address("England")][0]
+    since = desk.last_mail_id()
+    assert "(every player is told)" in desk.player("England", "CONCEDE Germany")
+    news = told(desk, since)
+    assert sorted(news) == sorted(a for a in EVERYONE if a != address("England"))
+    assert "England concedes the game to Germany" in news[address("Italy")][0]
