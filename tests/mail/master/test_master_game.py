@@ -206,8 +206,8 @@ def test_set_option_changes_a_house_rule_or_a_game_option_and_tells_every_player
     assert options[OPTION_KEY]["timezone"] == "Europe/Paris"
     assert options["map_palette"] == "colourblind" and options["several_powers_per_address"] is True
     news = told(desk, before)
-    assert sorted(news) == EVERYONE and len(news[MASTER]) == 5
-    assert "Deadlines: movement 3d" in news[MASTER][0]
+    assert sorted(news) == EVERYONE and len(news[MASTER]) == 1  # one notice for the GM's mail
+    assert "Deadlines: movement 3d" in news[MASTER][0] and "several_powers_per_address to yes" in news[MASTER][0]
     assert [a.detail for a in desk.audit("set option")] == [
         {"movement": "3d"}, {"days": "sat,sun"}, {"timezone": "Europe/Paris"}, {"map_palette": "colourblind"},
         {"several_powers_per_address": True}]
