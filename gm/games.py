@@ -14,7 +14,8 @@ from gm.engine.adjust import adjustment_counts
 from gm.engine.model import RETREATS, GameState, PhaseKind, parse_designation
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json
-from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, Master, OrderRecord, Player, SecretAllocation
+from gm.store.models import (AuditEntry, Game, GamePhase, GameStatus, Master, Observer, OrderRecord, Player,
+                             SecretAllocation)
 from gm.variants import canonical_name, load_variant
 
 
@@ -105,6 +106,12 @@ def add_master(session: Session, game: Game, email: str, password_hash: str | No
     session.flush()
     session.add(AuditEntry(game_id=game.id, actor=actor, action="add master", detail={"master": email}))
     return master
+
+
+def observers(session: Session, game: Game) -> list[str]:
+    """The addresses that observe `game` (OBSERVE): they get its results mails and broadcast press."""
+    return list(session.scalars(select(Observer.email).where(Observer.game_id == game.id, Observer.left_at.is_(None))
+                                .order_by(Observer.id)))
 
 
 def active_players(session: Session, game: Game) -> list[Player]:

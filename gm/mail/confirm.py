@@ -1,5 +1,5 @@
 """Proof of an address: a change asked for in the name of an address (JOIN, SET ADDRESS to a new
-address, CREATE) waits as a pending confirmation until the code mailed to that address comes back
+address, CREATE, OBSERVE) waits as a pending confirmation until the code mailed to that address comes back
 in a mail with `CONFIRM <code>`.
 
 A mail's From line is anyone's to write. Without the code a forged mail takes no power, moves no
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from gm.mail.commands import Context
 
-JOIN, ADDRESS, CREATE = "join", "address", "create"  # the kinds of change that wait for a code
+JOIN, ADDRESS, CREATE, OBSERVE = "join", "address", "create", "observe"  # the kinds of change that wait for a code
 
 LIFETIME_HOURS = 24
 LIFETIME = timedelta(hours=LIFETIME_HOURS)
@@ -105,6 +105,13 @@ def create_refusal(session: Session, address: str) -> str | None:
     """Why no more CREATEs may wait for `address`'s code; None when one may."""
     if _asked(session, CREATE, Confirmation.address == address) >= PENDING_PER_ADDRESS:
         return _too_many("CREATE")
+    return None
+
+
+def observe_refusal(session: Session, address: str) -> str | None:
+    """Why no more OBSERVEs may wait for `address`'s code; None when one may."""
+    if _asked(session, OBSERVE, Confirmation.address == address) >= PENDING_PER_ADDRESS:
+        return _too_many("OBSERVE")
     return None
 
 
@@ -191,8 +198,9 @@ def confirm(ctx: Context, written: str, shown: str) -> None:
             found.confirmed_at = utcnow()
         return
     # Each kind is carried out by its own command, which asks for it.
-    from gm.mail.commands import create, join, set_address
+    from gm.mail.commands import create, join, observe, set_address
 
-    carry_out = {JOIN: join.confirmed, ADDRESS: set_address.confirmed, CREATE: create.confirmed}[found.kind]
+    carry_out = {JOIN: join.confirmed, ADDRESS: set_address.confirmed, CREATE: create.confirmed,
+                 OBSERVE: observe.confirmed}[found.kind]
     if carry_out(ctx, found, shown):
         found.confirmed_at = utcnow()

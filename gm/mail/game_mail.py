@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.model import RETREATS, GameState, Phase, PhaseKind
 from gm.engine.variant import Variant
-from gm.games import active_players, current_phase, masters, variant_of
+from gm.games import active_players, current_phase, masters, observers, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
 from gm.lifecycle.phases import PhaseEnd, Progress, position
@@ -503,6 +503,9 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         readers: list[tuple[str, str | None, bool, str]] = [
             (p.email, p.power, False, reader_palette(game, p)) for p in players]
         readers += [(address, None, True, map_palette(game)) for address in gm_addresses]
+        # Observers (OBSERVE) read them as a player of no power: no secret allocation.
+        readers += [(address, None, False, map_palette(game)) for address in observers(session, game)
+                    if address not in {r[0] for r in readers}]
         results = _Results(game, variant, reports, befores, cids, position_cid)
         for to, viewer, gm, palette in readers:
             text, html = results.for_reader(viewer, gm)

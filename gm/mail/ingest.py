@@ -521,7 +521,7 @@ class _Answer:
         if outcome != "processed" and not addresses:
             return []  # list or bulk mail that did not sign on: never answered
         if outcome == "processed" and sender not in addresses and not any(
-                n.to == sender and n.kind == "confirm" for n in notices):
+                n.to == sender and n.kind in ("confirm", "observer") for n in notices):
             notices.insert(0, self._notice_to_sender(ctx))
         if not addresses:
             return notices

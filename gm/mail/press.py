@@ -18,7 +18,7 @@ from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
 from sqlalchemy import select
 
-from gm.games import major_powers, masters, variant_of
+from gm.games import major_powers, masters, observers, variant_of
 from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
 from gm.mail.commands import Block, Context
 from gm.mail.message import ACK_MARKER
@@ -33,6 +33,7 @@ MAX_CHARS = 10_000  # characters of one press
 CLOSING = ("ENDPRESS", "END PRESS")
 GREY_WORDS = ("GREY", "GRAY")
 NAME_WORDS = 4  # words in a power's name at most ('Great Britain': two)
+GM_WORDS = ("GM", "MASTER", "M")  # PRESS TO GM: to the game's GMs only
 
 
 def press_kind(game: Game) -> str:
@@ -66,6 +67,7 @@ class PressBlock(Block):
     sender: str | None = None  # the sender's power; None: the GM
     to: list[str] = field(default_factory=list)  # the powers named (every other power: BROADCAST)
     broadcast: bool = False
+    to_gm: bool = False  # PRESS TO GM: to the game's GMs only
     grey: bool = False
     text: list[str] = field(default_factory=list)  # kept up to just past the bounds
     lines: int = 0
@@ -100,6 +102,8 @@ class PressBlock(Block):
             why = _over_budget(ctx, self)
             if why is not None:
                 ctx.reject(self.line, why)
+            elif self.to_gm:
+                _relay_to_gm(ctx, self)
             else:
                 _relay(ctx, self)
 
@@ -156,8 +160,6 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
     game = ctx.game
     if game is None or (ctx.player is None and ctx.master is None):
         return "sign on first (SIGNON <power> <game> <password>, or SIGNON MASTER as the GM): nothing was sent"
-    if game.status == GameStatus.FINISHED:
-        return f"{game.name} is over: press is closed"
     block.sender = None if ctx.master is not None else ctx.player.power
     if ctx.master is None and block.sender is None:  # a player with no power yet: nobody to sign as
         return f"you play no power in {game.name} yet: nothing was sent"
@@ -165,9 +167,19 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
     block.grey = bool(words) and words[-1].upper() in GREY_WORDS
     if block.grey:
         words.pop()
+    if not block.broadcast and _to_gm(words):  # always allowed: no press setting, nor the game's end, stops it
+        if block.sender is None:
+            return "you are the GM: PRESS TO <power> or BROADCAST reaches the players"
+        if block.grey:
+            return "press to the GM is always signed: GREY is for press to powers"
+        block.to_gm = True
+        return None
+    if game.status == GameStatus.FINISHED:
+        return f"{game.name} is over: press is closed (PRESS TO GM still reaches the GM)"
     kind = press_kind(game)
     if block.sender is not None and kind == "none":
-        return f"{game.name} has no press between players (the GM's setting): nothing was sent"
+        return (f"{game.name} has no press between players (the GM's setting): nothing was sent "
+                "(PRESS TO GM still reaches the GM)")
     if block.grey and block.sender is None:
         return "the GM's press is always signed as the GM: GREY is for players"
     if block.grey and kind != "grey":
@@ -197,6 +209,13 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
         return f"{block.sender} is your own power: nothing was sent"
     block.to = to
     return None
+
+
+def _to_gm(words: list[str]) -> bool:
+    """Whether the words after PRESS name the GM alone ('TO GM', 'to master', 'TO M')."""
+    if words and words[0].upper() == "TO":
+        words = words[1:]
+    return len(words) == 1 and words[0].upper().strip(",.:;") in GM_WORDS
 
 
 def _powers(variant: Variant, words: list[str], game: str) -> tuple[list[str], str | None]:
@@ -250,6 +269,10 @@ def _relay(ctx: Context, block: PressBlock) -> None:
     addresses = list(dict.fromkeys(readers.values()))  # a player of two powers gets it once
     for address in addresses:
         ctx.notify(address, subject, text, kind="press")
+    if block.broadcast:  # observers read broadcast press, never press to some powers only
+        for address in observers(ctx.session, game):
+            if address not in addresses:
+                ctx.notify(address, subject, text, kind="press")
     really = block.sender or "the GM"
     copy = render("press.txt.j2", "en", **values, really=really + (", as anonymous press" if block.grey else ""))
     copy_subject = f"[{game.name}] Copy: {'anonymous ' if block.grey else ''}{what.lower()} from {really} to {shown_to}"
@@ -263,3 +286,21 @@ def _relay(ctx: Context, block: PressBlock) -> None:
     if unplayed:
         detail += f"; not to {_names(unplayed)} (nobody plays {'it' if len(unplayed) == 1 else 'them'})"
     ctx.accept(block.line, f"{detail} ({block.lines} line{'s' if block.lines != 1 else ''})")
+
+
+def _relay_to_gm(ctx: Context, block: PressBlock) -> None:
+    """PRESS TO GM: the text to the game's GMs only, saying who sent it (power and address)."""
+    game = block.game
+    assert game is not None and ctx.player is not None and block.sender is not None
+    addresses = masters(ctx.session, game)
+    if not addresses:
+        ctx.reject(block.line, f"{game.name} has no GM to write to: nothing was sent")
+        return
+    really = f"{block.sender} ({ctx.player.email})"
+    text = render("press.txt.j2", "en", marker=ACK_MARKER, game=game.name, sender=block.sender, to="the GM",
+                  text="\n".join(block.text), really=really)
+    for address in addresses:
+        ctx.notify(address, f"[{game.name}] Press to the GM from {block.sender}", text, kind="press")
+    ctx.audit("press", {"from": block.sender, "to": ["GM"], "broadcast": False, "grey": False,
+                        "lines": block.lines, "characters": block.chars})
+    ctx.accept(block.line, f"sent to the GM of {game.name} ({block.lines} line{'s' if block.lines != 1 else ''})")

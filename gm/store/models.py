@@ -315,17 +315,17 @@ class Confirmation(Base):
 
     __tablename__ = "confirmations"
     __table_args__ = (
-        CheckConstraint("kind IN ('join', 'address', 'create')", name="kind"),
+        CheckConstraint("kind IN ('join', 'address', 'create', 'observe')", name="kind"),
         Index("ix_confirmations_address_kind_expires_at", "address", "kind", "expires_at"),  # pending per address
         Index("ix_confirmations_game_id_kind_expires_at", "game_id", "kind", "expires_at"),  # pending per game
         Index("ix_confirmations_player_id_created_at", "player_id", "created_at"),  # asked by a player an hour
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[str] = mapped_column(String(16))  # 'join', 'address', 'create'
+    kind: Mapped[str] = mapped_column(String(16))  # 'join', 'address', 'create', 'observe'
     address: Mapped[str] = mapped_column(String(EMAIL))  # the address to prove, lower-case
     code_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 of the code, hex
-    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))  # JOIN's game
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))  # JOIN's (or OBSERVE's) game
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))  # SET ADDRESS's player
     power: Mapped[str | None] = mapped_column(String(64))  # JOIN's power
     password_hash: Mapped[str | None] = mapped_column(String(255))  # JOIN's or CREATE's new password, hashed
@@ -334,6 +334,30 @@ class Confirmation(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     confirmed_at: Mapped[datetime | None]
+
+
+class Observer(Base):
+    """An address that follows a game (OBSERVE, once the address confirmed it): it gets the game's
+    results mails and broadcast press, as a reader of no power, never a secret. Rows are never
+    deleted: UNOBSERVE sets `left_at`."""
+
+    __tablename__ = "observers"
+    __table_args__ = (
+        Index(
+            "uq_observers_game_id_email_active",
+            "game_id",
+            "email",
+            unique=True,
+            sqlite_where=text("left_at IS NULL"),
+            postgresql_where=text("left_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    email: Mapped[str] = mapped_column(String(EMAIL))  # lower-case addr-spec, proven by a code
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    left_at: Mapped[datetime | None]
 
 
 class AuthFailure(Base):

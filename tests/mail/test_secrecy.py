@@ -25,12 +25,13 @@ from gm.mail.ingest import ingest
 from gm.randomgame import RandomPlayers
 from gm.scheduler import run_due
 from gm.store.db import transaction
-from gm.store.models import OutboundMail, Player, SecretAllocation, utcnow
+from gm.store.models import Observer, OutboundMail, Player, SecretAllocation, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 from gm.variants import load_variant
 
 GM = "gm@example.org"
 MASTER = "master@example.org"
+OBSERVER = "observer@elsewhere.example"
 YEARS = 3
 # An allocation as a mail could show it: 'DP 2 A TUS H', 'DP 1 F ION S A TUN - NAP'.
 ALLOCATION = re.compile(r"\bDP\s*\d+\s+[AF?]\s+[A-Z]{3}[^\n<]*")
@@ -60,6 +61,7 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
         add_master(s, game, MASTER, None)
         for power in variant.great_powers:
             s.add(Player(game_id=game.id, power=power, email=f"{power.lower().replace(' ', '-')}@example.org", password_hash=secret))
+        s.add(Observer(game_id=game.id, email=OBSERVER))  # OBSERVE: the results as a reader of no power
         s.flush()
         phases.start(s, game, utcnow())
         queue_start(s, game, gm_address=GM, gm_addresses=[MASTER], now=utcnow())
@@ -93,7 +95,10 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
     assert {"ack", "results", "start"} <= kinds
     gm_copies = [m for m in mails if m.to_addr == MASTER]
     assert gm_copies and any(ALLOCATION.search(_text(m)) for m in gm_copies)  # the check can see them
-    assert_no_leaks(variant, allocations, mails, address, MASTER)
+    watched = [m for m in mails if m.to_addr == OBSERVER]
+    assert any(m.kind == "results" for m in watched)
+    assert not any(ALLOCATION.search(_text(m)) for m in watched), "an observer reads no allocation"
+    assert_no_leaks(variant, allocations, [m for m in mails if m.to_addr != OBSERVER], address, MASTER)
     assert any(m.kind == "results" and PhaseKind.MOVEMENT.value in m.body_text for m in mails)
 
 

@@ -373,10 +373,11 @@ class Block:
 
 
 # The order HELP lists the commands in; a command module not named here comes after these.
-HELP_ORDER = ("SIGNON", "JOIN", "CONFIRM", "CLEAR", "WAIT", "NOWAIT", "LIST", "HISTORY", "RESULTS", "MAP", "SUMMARY",
+HELP_ORDER = ("SIGNON", "JOIN", "CONFIRM", "CLEAR", "WAIT", "NOWAIT", "LIST", "INFO", "WHOGAME", "HISTORY", "RESULTS",
+              "MAP", "SUMMARY",
               "PRESS", "BROADCAST", "PROPOSE DRAW", "ACCEPT DRAW", "REJECT DRAW", "SET DRAW",
               "CONCEDE", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE",
-              "SET MAP", "CREATE", "HELP", "SIGNOFF")
+              "SET MAP", "RESIGN", "OBSERVE", "UNOBSERVE", "CREATE", "HELP", "SIGNOFF")
 
 
 def command_modules(package: str, order: Collection[str]) -> dict[str, ModuleType]:
@@ -441,6 +442,11 @@ def _by_word(master: bool) -> dict[str, ModuleType]:
     """Each command's name and its ALIASES (other judges' spellings: SET WAIT for WAIT) -> module."""
     table = master_registry() if master else registry()
     return {word: m for m in table.values() for word in (m.NAME, *getattr(m, "ALIASES", ()))}
+
+
+def command_words(master: bool = False) -> list[str]:
+    """Every command name and alias the sender may use: the players', and with `master` the GM's too."""
+    return [*_by_word(False), *(_by_word(True) if master else ())]
 
 
 def command_for(line: str, master: bool = False) -> tuple[ModuleType | None, list[str]]:

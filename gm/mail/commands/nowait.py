@@ -5,8 +5,9 @@ from gm.mail.commands import Context
 from gm.mail.commands.wait import set_waiting
 
 NAME = "NOWAIT"
+ALIASES = ("SET NOWAIT",)  # njudge's spelling
 USAGE = "NOWAIT"
-HELP = "take back WAIT: the phase may end as soon as all orders are in"
+HELP = "take back WAIT: the phase may end as soon as all orders are in (njudge's SET NOWAIT too)"
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:

@@ -15,8 +15,9 @@ from gm.engine.parse import order_texts, parse_order
 from gm.games import CurrentPhase, OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
-from gm.mail.commands import Context, Lookups, masked, password_in
+from gm.mail.commands import Context, Lookups, command_words, masked, password_in
 from gm.mail.game_mail import deadline_text
+from gm.mail.unknown_command import unknown_command
 from gm.store.models import GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
 NAME = "<order>"
@@ -25,6 +26,10 @@ NAME = "<order>"
 def run(ctx: Context, line: str) -> None:
     if password_in(line) is not None:  # a misspelt SIGNON, JOIN or SET PASSWORD
         ctx.reject(masked(line), "not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)")
+        return
+    unknown = unknown_command(line, command_words(master=ctx.master is not None))
+    if unknown is not None and not _reads_as_order(ctx, line):
+        ctx.reject(line, unknown)
         return
     if ctx.master is not None:
         ctx.reject(line, "not a GM command (HELP lists them); the GM gives an order for a power with "
@@ -63,6 +68,19 @@ def run(ctx: Context, line: str) -> None:
         order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
         ctx.accept(text, shown)
+
+
+def _reads_as_order(ctx: Context, line: str) -> bool:
+    """Whether `line` reads as an order of the signed-on power now (a line that also looks like a
+    misspelt command is an order if it reads as one)."""
+    if ctx.master is not None or ctx.player is None or ctx.game is None or ctx.game.status != GameStatus.ACTIVE:
+        return False
+    phase = ctx.phase()
+    if phase is None or ctx.player.power is None:
+        return False
+    variant = variant_of(ctx.game)
+    return any(parse_order(variant, text, ctx.player.power, phase.state.phase.kind, phase.state).order is not None
+               for text in order_texts(variant, line))
 
 
 def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order, str]:

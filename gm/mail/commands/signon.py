@@ -5,6 +5,7 @@ from gm.engine.parse import resolve_power
 from gm.games import active_masters, variant_of
 from gm.mail.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
+from gm.mail.commands.resign import resigned
 from gm.mail.dkim import refusal as dkim_refusal
 from gm.store.models import Game, Master, Player
 from gm.store.passwords import hash_password, needs_rehash
@@ -44,9 +45,13 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if power is None:
         ctx.refuse_sign_on(shown, f"{game.name} has no such power")
         return
+    player = ctx.lookups.player(game, power)
+    left = resigned(ctx.session, game, power, ctx.message.sender, player)
+    if left is not None:
+        ctx.refuse_sign_on(shown, left)
+        return
     if not _may_check_password(ctx, game, shown):
         return
-    player = ctx.lookups.player(game, power)
     owner = player.email if player is not None else None
     found = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game.id, power,
                            [player.password_hash] if player is not None else [], password)

@@ -6,8 +6,10 @@ from gm.mail.commands import Context
 from gm.mail.game_mail import deadline_text
 
 NAME = "WAIT"
+ALIASES = ("SET WAIT",)  # njudge's spelling
 USAGE = "WAIT"
-HELP = "this phase is not to end before its deadline, even when all orders are in (NOWAIT undoes it)"
+HELP = ("this phase is not to end before its deadline, even when all orders are in (NOWAIT undoes it; "
+        "njudge's SET WAIT too)")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:

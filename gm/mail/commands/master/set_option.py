@@ -9,6 +9,7 @@ from gm.lifecycle.house_rules import HouseRules
 from gm.lifecycle.timing import change_rules, set_options
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
+from gm.mail.commands.whogame import ANONYMOUS
 from gm.mail.game_mail import queue_announcement
 from gm.maps.render import PALETTES
 from gm.store.models import GameStatus, utcnow
@@ -21,7 +22,7 @@ MAP_PALETTE = "map_palette"
 HOUSE_RULES = tuple(f.name for f in fields(HouseRules))
 # No variant declares options of its own (Ambition & Empire's version 6 is a variant of its own,
 # ambition-v6): a game's options are its house rules and these.
-OPTIONS = (*HOUSE_RULES, MAP_PALETTE, SEVERAL_POWERS)
+OPTIONS = (*HOUSE_RULES, MAP_PALETTE, SEVERAL_POWERS, ANONYMOUS)
 _YES, _NO = ("yes", "on", "true"), ("no", "off", "false")
 
 
@@ -59,8 +60,12 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             ctx.reject(line, f"{name} is yes or no, not {value!r}")
             return
         chosen = value.lower() in _YES
-        said = ("one address may play several powers" if chosen
-                else "one address plays one power (those who play several already keep them)")
+        if name == ANONYMOUS:
+            said = ("WHOGAME shows which powers are taken, not who plays them" if chosen
+                    else "WHOGAME shows every player's address")
+        else:
+            said = ("one address may play several powers" if chosen
+                    else "one address plays one power (those who play several already keep them)")
     set_options(game, {name: chosen})
     shown = chosen if isinstance(chosen, str) else "yes" if chosen else "no"
     announce(ctx, line, "Game option set", f"The GM set {name} to {shown}: {said}.", "set option", {name: chosen},

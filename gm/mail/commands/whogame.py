@@ -1,0 +1,64 @@
+"""WHOGAME [game] (or WHOIS): who plays which power in a game, with their addresses; in an
+anonymous game (SET OPTION anonymous yes) only which powers are taken. The game's GM always sees
+the addresses."""
+from __future__ import annotations
+
+from gm.games import active_players, masters, variant_of
+from gm.mail.commands import NO_SUCH_GAME, Context
+from gm.store.models import Game
+
+NAME = "WHOGAME"
+ALIASES = ("WHOIS",)
+USAGE = "WHOGAME <game>   (or WHOIS <game>; after SIGNON the game may be left out)"
+HELP = "who plays which power in a game (only which powers are taken, in an anonymous game)"
+ANONYMOUS = "anonymous"  # the game option: WHOGAME shows no player's address
+
+
+def anonymous(game: Game) -> bool:
+    return bool((game.options or {}).get(ANONYMOUS))
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if len(args) > 1:
+        ctx.reject(line, f"usage: {USAGE}")
+        return
+    if args:
+        game = ctx.lookups.game(args[0])
+        if game is None:
+            ctx.reject(line, NO_SUCH_GAME)
+            if ctx.player is None and ctx.master is None:  # a sender signed on to nothing sees no line's fate
+                ctx.add_section(NAME, NO_SUCH_GAME)
+            return
+    elif ctx.game is not None:
+        game = ctx.game
+    else:
+        ctx.reject(line, f"which game? usage: {USAGE}")
+        return
+    as_gm = ctx.master is not None and ctx.game is not None and ctx.game.id == game.id
+    hidden = anonymous(game) and not as_gm
+    variant = variant_of(game)
+    players: dict[str, list[str]] = {}
+    disorder: set[str] = set()
+    for p in active_players(ctx.session, game):
+        if p.power is not None:
+            players.setdefault(p.power, []).append(p.email)
+            if p.civil_disorder:
+                disorder.add(p.power)
+    width = max(len(p) for p in variant.great_powers)
+    lines = [f"{game.name}: {variant.title}, {game.status}" + (" (an anonymous game)" if anonymous(game) else "")]
+    for power in variant.great_powers:
+        if power not in players:
+            who = "open" if game.status == "forming" else "nobody plays it"
+        elif hidden:
+            who = "taken"
+        else:
+            who = ", ".join(players[power])
+        if power in disorder:
+            who += " (civil disorder)"
+        lines.append(f"  {power + ':':<{width + 1}} {who}")
+    gms = masters(ctx.session, game)
+    lines.append(f"GM: {', '.join(gms) if gms else 'none'}")
+    if hidden:
+        lines.append("Players' addresses are not shown in an anonymous game.")
+    ctx.add_section(f"Who plays {game.name}", "\n".join(lines))
+    ctx.accept(line, "see below")
