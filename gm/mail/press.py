@@ -21,8 +21,7 @@ from sqlalchemy import select
 from gm.games import major_powers, masters, observers, variant_of
 from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
 from gm.mail.commands import Block, Context
-from gm.mail.message import ACK_MARKER
-from gm.mail.reply import render
+from gm.mail.reply import PRESS_HEADING, render
 from gm.store.models import AuditEntry, Game, GameStatus, utcnow
 
 OPTION = "press"
@@ -264,7 +263,7 @@ def _relay(ctx: Context, block: PressBlock) -> None:
     body = "\n".join(block.text)
     what = "Broadcast" if block.broadcast else "Press"
     subject = f"[{game.name}] {'Anonymous press' if block.grey else f'{what} from {shown_from}'}"
-    values = {"marker": ACK_MARKER, "game": game.name, "sender": shown_from, "to": shown_to, "text": body}
+    values = {"marker": PRESS_HEADING, "game": game.name, "sender": shown_from, "to": shown_to, "text": body}
     text = render("press.txt.j2", "en", **values, really=None)
     addresses = list(dict.fromkeys(readers.values()))  # a player of two powers gets it once
     for address in addresses:
@@ -297,7 +296,7 @@ def _relay_to_gm(ctx: Context, block: PressBlock) -> None:
         ctx.reject(block.line, f"{game.name} has no GM to write to: nothing was sent")
         return
     really = f"{block.sender} ({ctx.player.email})"
-    text = render("press.txt.j2", "en", marker=ACK_MARKER, game=game.name, sender=block.sender, to="the GM",
+    text = render("press.txt.j2", "en", marker=PRESS_HEADING, game=game.name, sender=block.sender, to="the GM",
                   text="\n".join(block.text), really=really)
     for address in addresses:
         ctx.notify(address, f"[{game.name}] Press to the GM from {block.sender}", text, kind="press")

@@ -12,9 +12,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, MASTER, STANDARD, Desk, address, new_game
 
+from gm.mail.game_mail import draw_planned, plan_attachments
 from gm.mail.message import ACK_MARKER, command_lines
 from gm.mail.outbox import OutboxSender
-from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING
+from gm.mail.reply import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail, utcnow
@@ -44,6 +45,16 @@ def test_results_and_notices_are_headed_as_what_they_are(session_factory: sessio
     # A results mail pasted unquoted under a player's orders is not read as orders.
     mine = next(m for m in results if m.to_addr == address("France"))
     assert command_lines(f"A PAR - PIC\n\n{mine.body_text}") == ["A PAR - PIC"]
+
+
+def test_press_is_headed_as_press(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    before = desk.last_mail_id()
+    ack = desk.player("France", "PRESS TO England\nShall we share the Channel?\nENDPRESS\nPRESS TO GM\nA question.\nENDPRESS")
+    assert ack.startswith(ACK_MARKER + "\n")
+    press = desk.mails(kind="press", since=before)
+    assert {m.to_addr for m in press} >= {address("England"), MASTER}
+    assert all(m.body_text.startswith(PRESS_HEADING + "\n") and ACK_MARKER not in m.body_text for m in press)
 
 
 def test_an_acknowledgement_after_the_end_names_no_phase_and_nothing_owed(
