@@ -24,7 +24,8 @@ HELP_ORDER = (
     "ORDER", "DP",  # orders on a power's behalf
     "SET UNIT", "REMOVE UNIT", "SET OWNER", "SET HOME", "SET PHASE", "SET CENTRE", "SET CONTROL",  # the position
     "REISSUE",
-    "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD",  # players
+    "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD", "BECOME",  # players
+    "PROMOTE", "DEMOTE",  # the GMs
     "START", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
 )
 
