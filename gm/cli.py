@@ -350,6 +350,21 @@ def _game_master(args: argparse.Namespace) -> int:
     return 0 if all(r.accepted for r in ctx.results) else 2
 
 
+def _game_audit(args: argparse.Namespace) -> int:
+    """`gm game audit NAME [--count N]`: the game's audit log, as AUDIT by mail shows it."""
+    from gm.lifecycle.audit_log import audit_text
+
+    if args.count is not None and args.count < 1:
+        print("gm game audit: --count is a number of entries, 1 or more", file=sys.stderr)
+        return 2
+    with _stored_game(_load_settings(args), args.name, "game audit") as found:
+        if found is None:
+            return 2
+        session, game = found
+        print(audit_text(session, game, args.count))
+    return 0
+
+
 @contextmanager
 def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[Session, Game] | None]:
     """The game called `name`, in a transaction; None when no game can have that name or none
@@ -577,6 +592,11 @@ def build_parser() -> argparse.ArgumentParser:
     game_show.add_argument("name", help="the game's name (case does not matter)")
     game_show.add_argument("--config", metavar="FILE", help=config_help)
     game_show.set_defaults(func=_game_show)
+    game_audit = game_sub.add_parser("audit", help="the game's audit log, newest last (AUDIT by mail shows the same)")
+    game_audit.add_argument("name", help="the game's name (case does not matter)")
+    game_audit.add_argument("--count", type=int, metavar="N", help="the newest N entries (default 100)")
+    game_audit.add_argument("--config", metavar="FILE", help=config_help)
+    game_audit.set_defaults(func=_game_audit)
     game_master = game_sub.add_parser(
         "master", help="run GM commands on a game, as by mail after SIGNON MASTER (HELP lists them)",
         description="Run GM command lines (each argument one line: 'ROLLBACK F1901M' 'ORDER France A Par-Bur' "
@@ -593,7 +613,12 @@ def build_parser() -> argparse.ArgumentParser:
         short = game_sub.add_parser(word, help=what)
         short.add_argument("name", help="the game's name (case does not matter)")
         if word == "rollback":
-            short.add_argument("lines", nargs="*", metavar="PHASE", help="the phase (Fall 1901, F1901M, W1901)")
+            short.add_argument("lines", nargs="*", metavar="PHASE",
+                               help="the phase (Fall 1901, F1901M, W1901); REOPEN after it to undo the end of a game "
+                                    "that is over")
+        elif word == "process":
+            short.add_argument("lines", nargs="*", metavar="PHASE",
+                               help="only if this is the phase under way (S1902M, Spring 1902)")
         short.add_argument("--config", metavar="FILE", help=config_help)
         short.set_defaults(func=_game_master, one_line=True, word=word.upper())
     maps = sub.add_parser("map", help="map art: build it from geography, check it against the rules, draw positions")

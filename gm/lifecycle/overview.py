@@ -1,11 +1,18 @@
-"""A game at a glance, for its GM: who plays each power and whether its orders are in. What
-`gm game show` prints and what a GM's acknowledgement ends with."""
+"""A game at a glance, for its GM: who plays each power and whether its orders are in, and what
+each has on file. What `gm game show` prints and what a GM's acknowledgement ends with."""
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from sqlalchemy.orm import Session
 
-from gm.games import active_players, current_phase, major_powers, orders_due, variant_of
-from gm.store.models import Game
+from gm.games import (CurrentPhase, OnFile, active_players, current_phase, major_powers, on_file_by_power, orders_due,
+                      variant_of)
+from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation
+
+# What a power has on file in a phase, in orders or allocations (the table): by default as stored;
+# the mail's own Lookups.on_file, with what the mail stored and has not written yet.
+OnFileReader = Callable[[type, GamePhase, str], list[OnFile]]
 
 
 def powers_at_a_glance(session: Session, game: Game) -> list[list[str]]:
@@ -32,3 +39,37 @@ def columns(rows: list[list[str]]) -> list[str]:
     """The rows as lines, each column as wide as its widest cell."""
     widths = [max(len(cell) for cell in column) for column in zip(*rows)] if rows else []
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
+def orders_on_file(session: Session, game: Game, current: CurrentPhase | None = None, *,
+                   on_file: OnFileReader | None = None) -> list[str]:
+    """For the GM only: every power's orders on file for the phase under way, and every secret
+    allocation (DP, IP), one a line, those a GM entered marked. No lines when no phase is under way."""
+    current = current_phase(session, game) if current is None else current
+    if current is None or game.status != GameStatus.ACTIVE:
+        return []
+    if on_file is None:
+        stored = {table: on_file_by_power(session, table, current.row) for table in (OrderRecord, SecretAllocation)}
+
+        def on_file(table: type, row: GamePhase, power: str) -> list[OnFile]:
+            return stored[table].get(power, [])
+    variant = variant_of(game)
+    majors = list(major_powers(session, game))
+    powers = majors + [p for p in variant.powers if p not in majors]  # the others: only if they have something
+    lines = [f"Orders on file for {current.row.label}:"]
+    secret: list[list[str]] = []
+    rows: list[list[str]] = []
+    for power in powers:
+        orders = on_file(OrderRecord, current.row, power)
+        allocations = on_file(SecretAllocation, current.row, power)
+        shown = [o.canonical + (" (entered by the GM)" if o.entered_by else "") for o in orders]
+        if not shown and power in majors:
+            shown = ["(none)"]
+        rows += [[f"{power}:" if i == 0 else "", text] for i, text in enumerate(shown)]
+        secret += [[f"{power}:" if i == 0 else "", a.canonical + (" (entered by the GM)" if a.entered_by else "")]
+                   for i, a in enumerate(allocations)]
+    lines += [f"  {line}" for line in columns(rows)]
+    if secret:
+        lines.append("Secret allocations on file (seen by the GM and their own power only):")
+        lines += [f"  {line}" for line in columns(secret)]
+    return lines

@@ -354,6 +354,8 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
         nxt = _open(session, game, variant, after, row.seq + 1, now, players)
         report["next"] = {"phase": nxt.label, "deadline": _iso(nxt.deadline_at)}
         opened = CurrentPhase(nxt, after)
+    if opened is None:  # the position the game ended in: no phase holds it (see position_at_end)
+        report[FINAL_KEY] = state_to_json(after)
     session.add(AuditEntry(game_id=game.id, actor="system", action="adjudicate",
                            detail={"phase": row.label, "orders": len(orders), "late": late}))
     # A phase's results are written once: the JSON column is not watched for changes in place.
@@ -390,3 +392,32 @@ def history(session: Session, game: Game) -> list[GamePhase]:
 
 def position(row: GamePhase) -> GameState:
     return state_from_json(row.state_json)
+
+
+FINAL_KEY = "final"  # in the results of the phase that ended a game: the position it ended in
+
+
+@dataclass
+class EndPosition:
+    row: GamePhase  # the phase the game ended in, or (after_results) whose results ended it
+    state: GameState
+    after_results: bool  # the position after `row`'s results, not the one it started from
+
+
+def position_at_end(session: Session, game: Game) -> EndPosition | None:
+    """The position a finished game ended in: that of the phase under way when the GM or a draw
+    ended it; the one after the results of the last phase when they ended it (a win, the last
+    year played). None when the game is not finished."""
+    if game.status != GameStatus.FINISHED:
+        return None
+    current = current_phase(session, game)
+    if current is not None:
+        return EndPosition(current.row, current.state, after_results=False)
+    rows = history(session, game)
+    if not rows:
+        return None
+    last = rows[-1]
+    final = (last.results_json or {}).get(FINAL_KEY)
+    if final is None:  # ended before the position was kept with the results: the last phase's own
+        return EndPosition(last, position(last), after_results=False)
+    return EndPosition(last, state_from_json(final), after_results=True)

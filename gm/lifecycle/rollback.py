@@ -22,6 +22,7 @@ from gm.lifecycle.deadlines import deadline_for
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
 from gm.lifecycle.phases import absences, next_check, players_by_power, position
+from gm.lifecycle.timing import pause_for_rollback
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
 
 ACTION = "rollback"  # the audit action; its detail's "undone" lists the labels whose results are void
@@ -33,6 +34,8 @@ class RolledBack:
     undone: list[str]  # labels of the phases whose results are void, oldest first
     record: list[dict[str, Any]]  # each phase undone: label, results, orders (see _record)
     deadline: datetime
+    paused_here: bool  # the pause is the rollback's own: PROCESS ends it (False: the GM had paused the game)
+    reopened: str | None = None  # how the game had ended, when the rollback undid its end
 
 
 def last_adjudicated(session: Session, game: Game) -> GamePhase | None:
@@ -55,17 +58,25 @@ def target(session: Session, game: Game, phase: Phase | None) -> GamePhase:
     row = find_phase(session, game, phase, variant)
     if row is None:
         raise GameError(f"{game.name} has had no phase {label}")
-    if row.adjudicated_at is None:
+    # A game the GM or a draw ended stopped in a phase never adjudicated: it may be opened again.
+    if row.adjudicated_at is None and game.status != GameStatus.FINISHED:
         raise GameError(f"{label} has not been adjudicated: it is the phase under way")
     return row
 
 
-def roll_back(session: Session, game: Game, row: GamePhase, now: datetime) -> RolledBack:
+def roll_back(session: Session, game: Game, row: GamePhase, now: datetime, *, reopen: bool = False) -> RolledBack:
     """Open `row` again (no results, a new deadline from now by the house rules), remove every
-    later phase with its orders and allocations, make a finished game active again, and pause it."""
+    later phase with its orders and allocations, and pause the game (see pause_for_rollback). A
+    finished game is made active again only when `reopen` says so: undoing the end of a game is
+    never done by the way."""
+    if game.status == GameStatus.FINISHED and not reopen:
+        raise GameError(f"{game.name} is over ({game.outcome or 'finished'}): rolling it back undoes its end, "
+                        f"so say so: ROLLBACK {row.label.replace(',', '')} REOPEN")
+    if reopen and game.status != GameStatus.FINISHED:
+        raise GameError(f"{game.name} is not over: REOPEN is only for undoing the end of a game")
     later = list(session.scalars(select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.seq > row.seq)
                                  .order_by(GamePhase.seq)))
-    undone_rows = [row, *(r for r in later if r.adjudicated_at is not None)]
+    undone_rows = [r for r in [row, *later] if r.adjudicated_at is not None]
     record = [_record(session, r, orders=r is not row) for r in [row, *later]]
     players = players_by_power(session, game)
     for done in reversed(undone_rows):
@@ -86,15 +97,16 @@ def roll_back(session: Session, game: Game, row: GamePhase, now: datetime) -> Ro
     row.deadline_at = game.deadline_at = deadline
     game.next_check_at = next_check(rules, deadline, reminded=False, now=now)
     game.orders_changed = False
+    reopened = None
     if game.status == GameStatus.FINISHED:
+        reopened = game.outcome or "finished"
         game.status, game.finished_at, game.outcome = GameStatus.ACTIVE, None, None
     # Paused: with every order on file the phase would otherwise end at once, before the GM has
     # put right what made them roll back. PROCESS or RESUME go on when they have.
-    if game.paused_at is None:
-        game.paused_at = now
+    paused_here = pause_for_rollback(game, now)
     for player in players.values():
         player.waiting = False
-    return RolledBack(row, [r.label for r in undone_rows], record, deadline)
+    return RolledBack(row, [r.label for r in undone_rows], record, deadline, paused_here, reopened)
 
 
 def _record(session: Session, row: GamePhase, *, orders: bool) -> dict[str, Any]:

@@ -116,6 +116,33 @@ def pause(session: Session, game: Game, now: datetime) -> CurrentPhase:
     return current
 
 
+# games.options: the pause is a rollback's (the GM had not paused the game): PROCESS ends it, the
+# next phase opening with a fresh deadline, as the players were told.
+ROLLBACK_PAUSE = "paused_by_rollback"
+
+
+def pause_for_rollback(game: Game, now: datetime) -> bool:
+    """Stop the clock after a rollback. True when the pause is the rollback's own (PROCESS or
+    RESUME end it); False when the GM had paused the game already (RESUME alone ends it)."""
+    if game.paused_at is not None:
+        return bool((game.options or {}).get(ROLLBACK_PAUSE))
+    game.paused_at = now
+    set_options(game, {ROLLBACK_PAUSE: True})
+    return True
+
+
+def end_rollback_pause(game: Game) -> bool:
+    """After PROCESS: a rollback's pause ends (the phase just opened has its fresh deadline).
+    True when it did."""
+    if not (game.options or {}).get(ROLLBACK_PAUSE):
+        return False
+    set_options(game, {ROLLBACK_PAUSE: None})
+    if game.paused_at is None:
+        return False
+    game.paused_at = None
+    return True
+
+
 def resume(session: Session, game: Game, now: datetime) -> tuple[CurrentPhase, timedelta]:
     """Start the clock again: the deadline moves on by the time the current phase spent paused (a
     phase the GM processed during the pause opened with a fresh deadline: only the time since).
@@ -125,6 +152,7 @@ def resume(session: Session, game: Game, now: datetime) -> tuple[CurrentPhase, t
         raise GameError(f"{game.name} is not paused")
     stopped = max(timedelta(0), now - max(game.paused_at, current.row.opened_at))
     game.paused_at = None
+    set_options(game, {ROLLBACK_PAUSE: None})
     deadline = (current.row.deadline_at or game.deadline_at or now) + stopped
     _move(game, current, deadline, now)
     game.orders_changed = True  # every order may have come in meanwhile: the phase may end at once

@@ -1,9 +1,12 @@
-"""HISTORY: the results of the phases played so far in your game."""
+"""HISTORY: the results of the phases played so far in your game (a player sees the public
+orders and their own secret allocations; the game's GM sees every one, and what is on file for
+the phase under way)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from gm.lifecycle.overview import orders_on_file
 from gm.lifecycle.phases import history
 from gm.mail.commands import Context
 
@@ -23,21 +26,27 @@ def is_secret(entry: dict[str, Any]) -> bool:
         _ALLOCATION.match(str(entry.get("order", ""))))
 
 
-def entries_for(report: dict[str, Any], power: str | None) -> list[dict[str, Any]]:
+def entries_for(report: dict[str, Any], power: str | None, *, gm: bool = False) -> list[dict[str, Any]]:
     """What `power` may see of a phase's orders: every public one, and its own secret
-    allocations (never another power's)."""
-    public = [e for e in report.get("orders", []) if not is_secret(e) or e.get("power") == power]
-    own = [e for e in report.get("secret", []) if power is not None and e.get("power") == power]
+    allocations (never another power's); with `gm`, the GM's view: every one."""
+    public = [e for e in report.get("orders", []) if gm or not is_secret(e) or e.get("power") == power]
+    own = [e for e in report.get("secret", []) if gm or power is not None and e.get("power") == power]
     return public + own
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if not ctx.signed_on(line):
+    gm = ctx.master is not None and ctx.game is not None  # signed on as the game's GM
+    if not gm and not ctx.signed_on(line):
         return
+    power = None if gm else ctx.player.power
     blocks = []
     for p in history(ctx.session, ctx.game):
-        entries = entries_for(p.results_json or {}, ctx.player.power)
+        entries = entries_for(p.results_json or {}, power, gm=gm)
         shown = [f"  {e['power']}: {e['order']} -> {e['result']}" for e in entries]
         blocks.append("\n".join([p.label, *shown]))
+    if gm:
+        on_file = orders_on_file(ctx.session, ctx.game, ctx.phase(), on_file=ctx.lookups.on_file)
+        if on_file:
+            blocks.append("\n".join(on_file))
     ctx.add_section(f"History of {ctx.game.name}", "\n\n".join(blocks) or "no phase has been played yet")
     ctx.accept(line, "see below")

@@ -1,9 +1,11 @@
-"""LIST [game]: the games on this judge, or one game in more detail."""
+"""LIST [game]: the games on this judge, or one game in more detail; to the game's GM signed on,
+with every order and secret allocation on file."""
 from __future__ import annotations
 
 from sqlalchemy import select
 
 from gm.games import active_players, variant_of
+from gm.lifecycle.overview import orders_on_file
 from gm.mail.commands import Context
 from gm.store.models import Game
 
@@ -25,6 +27,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         if phase is not None:
             lines.append(f"phase: {phase.row.label}")
         lines += [f"  {p}: {'taken' if p in taken else 'open'}" for p in variant.great_powers]
+        if ctx.master is not None and ctx.game is not None and ctx.game.id == game.id:  # the GM's eyes only
+            lines += orders_on_file(ctx.session, game, phase, on_file=ctx.lookups.on_file)
         ctx.add_section(f"Game {game.name}", "\n".join(lines))
     else:
         games = ctx.session.scalars(select(Game).order_by(Game.name)).all()

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from gm.games import current_phase
 from gm.lifecycle.house_rules import rules_of
-from gm.lifecycle.overview import columns, powers_at_a_glance
+from gm.lifecycle.overview import columns, orders_on_file, powers_at_a_glance
 from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.game_mail import deadline_text
 from gm.mail.message import InboundMessage
@@ -20,13 +20,14 @@ from gm.store.passwords import PasswordVerifier
 # The order HELP lists the GM's commands in (gm.mail.commands.command_modules); by topic.
 HELP_ORDER = (
     "SET DEADLINE", "EXTEND", "SET GRACE", "SET NMR", "PAUSE", "RESUME",  # the clock
-    "PROCESS", "PREVIEW", "ROLLBACK",  # adjudication
+    "PROCESS", "PREVIEW", "ROLLBACK", "ROLLFORWARD",  # adjudication
     "ORDER", "DP",  # orders on a power's behalf
     "SET UNIT", "REMOVE UNIT", "SET OWNER", "SET HOME", "SET PHASE", "SET CENTRE", "SET CONTROL",  # the position
     "REISSUE",
     "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD", "BECOME",  # players
     "PROMOTE", "DEMOTE",  # the GMs
     "START", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
+    "AUDIT",
 )
 
 
@@ -34,8 +35,9 @@ OPERATOR = "operator (command line)"  # who acts, in the audit log, for `gm game
 
 
 def overview(ctx: Context) -> tuple[str, str] | None:
-    """What a GM's acknowledgement ends with: the game's phase and deadline, and each power's
-    player and orders (never their content: the GM sees those in the results' GM copy)."""
+    """What a GM's acknowledgement ends with: the game's phase and deadline, each power's player
+    and whether its orders are in, then every order and secret allocation on file (the GM's eyes
+    only: this section goes to the GM's address alone)."""
     game = ctx.game
     if ctx.master is None or game is None:
         return None
@@ -45,7 +47,9 @@ def overview(ctx: Context) -> tuple[str, str] | None:
     head = f"{game.name} ({game.variant}), {game.status}"
     if current is not None:
         head += f", {current.row.label}; deadline {deadline}" + (" (paused)" if game.paused_at else "")
-    return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game))])
+    on_file = orders_on_file(ctx.session, game, current, on_file=ctx.lookups.on_file)
+    return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game)),
+                                          *([""] if on_file else []), *on_file])
 
 
 def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_address: str) -> Context:
