@@ -5,6 +5,7 @@ from gm.engine.parse import resolve_power
 from gm.games import active_masters, variant_of
 from gm.mail.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
+from gm.mail.commands.master.replace import replaced
 from gm.mail.commands.resign import resigned
 from gm.mail.dkim import refusal as dkim_refusal
 from gm.store.models import Game, Master, Player
@@ -46,7 +47,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.refuse_sign_on(shown, f"{game.name} has no such power")
         return
     player = ctx.lookups.player(game, power)
-    left = resigned(ctx.session, game, power, ctx.message.sender, player)
+    left = resigned(ctx.session, game, power, ctx.message.sender, player) or replaced(
+        ctx.session, game, power, ctx.message.sender, player)
     if left is not None:
         ctx.refuse_sign_on(shown, left)
         return

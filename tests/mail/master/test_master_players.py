@@ -81,9 +81,9 @@ def test_replace_gives_a_power_a_new_player_whose_password_goes_to_the_new_addre
     out = desk.send(NEW, f"SIGNON France g1 {password}\nA Mar - Spa")
     ack = desk.ack(out, NEW)
     assert "accepted  A Mar - Spa" in ack and "A PAR - BUR" in ack
-    out = desk.send(address("France"), "SIGNON France g1 pw\nA Bre H")
-    told = desk.mails(to=address("France"))[-1].body_text  # no longer France's address: told where answers go
-    assert "Your mail signed on as:\n  France in g1" in told and "A Bre" not in told
+    desk.send(address("France"), "SIGNON France g1 pw\nA Bre H")
+    told = desk.mails(to=address("France"))[-1].body_text  # no longer France's player: told so, and no more
+    assert "you no longer play France in g1 (replaced on " in told and "A Bre" not in told
 
 
 def test_replace_refusals_change_nothing(session_factory: sessionmaker[Session]) -> None:

@@ -12,7 +12,7 @@ from desk import JUDGE, STANDARD, Desk, address, new_game
 
 from gm.mail.addresses import AddressError, player_address
 from gm.store.db import transaction
-from gm.store.models import Confirmation, Player
+from gm.store.models import AuthFailure, Confirmation, OrderRecord, Player
 
 # (address, whether a player may have it)
 ADDRESSES = [
@@ -116,3 +116,22 @@ def test_the_new_player_of_a_forming_game_is_told_it_has_not_started(session_fac
     text, attachments = welcome(desk, "someone@players.test", before)
     assert "The game has not started yet: you get a mail when it does." in text and attachments is None
     assert "Position" not in text
+
+
+def test_the_replaced_and_the_ejected_player_are_told_they_play_no_more(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    desk.master("REPLACE France someone@players.test\nEJECT Italy")
+    before = desk.last_mail_id()
+    for power, how in (("France", "replaced"), ("Italy", "taken from you by the GM")):
+        desk.send(address(power), f"SIGNON {power} g1 pw\nA Par - Bur\nWAIT")
+        (told,) = desk.mails(to=address(power), since=before)
+        assert f"you no longer play {power} in g1 ({how} on " in told.body_text
+        assert "A Par - Bur" not in told.body_text and "pw" not in told.body_text.split()
+    # Nothing else changes: no order, no mail to anyone else, no wrong password counted for France.
+    assert [m.to_addr for m in desk.mails(since=before)] == [address("France"), address("Italy")]
+    with transaction(session_factory) as s:
+        assert s.scalar(select(func.count()).select_from(AuthFailure)) == 0
+        assert s.scalar(select(func.count()).select_from(OrderRecord)) == 0
+    # Another address is answered as before: where the power's answers go.
+    desk.send("stranger@else.example", "SIGNON France g1 pw")
+    assert "no longer play" not in desk.mails(to="stranger@else.example")[-1].body_text

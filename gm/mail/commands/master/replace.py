@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from gm.engine.model import GameState
 from gm.engine.variant import Variant
@@ -26,7 +27,7 @@ from gm.mail.game_mail import (
 )
 from gm.mail.reply import render_notice
 from gm.maps.art import has_art
-from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player, utcnow
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
 
 NAME = "REPLACE"
@@ -75,6 +76,23 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     cd = "; in civil disorder for good, by the variant's rules" if new.civil_disorder else ""
     ctx.accept(line, f"{address} plays {power} {was}{cd}; the password, the position and what is due went to "
                      f"{address} only, and every other player is told")
+
+
+def replaced(session: Session, game: Game, power: str, address: str, now_playing: Player | None) -> str | None:
+    """Why `address` may not sign on as `power` in `game` because the GM gave the power to another
+    player (REPLACE) or took it away (EJECT); None when that is not so, or it plays it again. Its
+    later mail is told that much and nothing else (no password is checked, none counted)."""
+    if now_playing is not None and now_playing.email == address:
+        return None
+    entries = session.execute(select(AuditEntry.action, AuditEntry.at, AuditEntry.detail).where(
+        AuditEntry.game_id == game.id, AuditEntry.action.in_(("replace", "eject"))).order_by(AuditEntry.id.desc()))
+    for action, at, detail in entries:
+        detail = detail or {}
+        if detail.get("power") == power and address in (detail.get("from"), detail.get("player")):
+            how = "replaced" if action == "replace" else "taken from you by the GM"
+            return f"you no longer play {power} in {game.name} ({how} on " \
+                   f"{deadline_text(at, rules_of(game.options).timezone)})"
+    return None
 
 
 def _mail_welcome(ctx: Context, game: Game, player: Player, password: str) -> None:
