@@ -43,10 +43,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         done = f"you no longer play {power} in {game.name}: the power is open to JOIN again; the GM is told"
     else:
         during = f" during {phase.row.label}" if phase is not None else ""
-        text = (f"{who} resigned{during} ({deadline_text(now, zone)}).\n\n"
+        text = (f"{who} resigned{during}, on {deadline_text(now, zone)}.\n\n"
                 f"Nobody plays {power} now. Its units stay on the board; until it has a new player they take "
-                f"the rules' defaults at each deadline (hold; no builds; removals by the rules), and the game "
-                f"waits for no orders of it. Its orders on file were withdrawn.\n\n"
+                f"the rules' defaults at each deadline (hold; no builds; removals by the rules), and nobody "
+                f"waits for its orders. Its orders on file were withdrawn.\n\n"
                 f"To give it a new player: REPLACE {power} <address>. To put it in civil disorder by the "
                 f"rules of {variant_of(game).title}: CIVIL DISORDER {power}.")
         done = f"you no longer play {power} in {game.name}; the GM is told, and will find a new player for it"

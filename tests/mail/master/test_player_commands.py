@@ -157,7 +157,7 @@ def test_resign_leaves_the_game_and_the_gm_is_told_at_once(session_factory: sess
     assert ack["A MAR - SPA"][0] == "REJECTED" and "sign on first" in ack["A MAR - SPA"][1]
     (told,) = desk.mails(to=MASTER, since=before)
     assert told.subject == "[g1] France resigned"
-    assert "france@players.example, who played France in g1, resigned during Spring 1901, Movement" in told.body_text
+    assert "france@players.example, who played France in g1, resigned during Spring 1901, Movement, on " in told.body_text
     assert "REPLACE France <address>" in told.body_text and "CIVIL DISORDER France" in told.body_text
     assert not desk.mails(to=address("England"), since=before)  # the other players are not told
     with transaction(desk.sf) as s:
