@@ -1,11 +1,12 @@
 """A game started and ended at the GM's word: START (a forming game now, with the powers taken),
-TERMINATE, and the final position the mail that ends a game shows (draws and concessions are in
-gm.lifecycle.draws). Pure of mail: the callers tell the players.
+TERMINATE, and the final position and the centres year by year that the mail ending a game shows
+(draws and concessions are in gm.lifecycle.draws). Pure of mail: the callers tell the players.
 
 Every function works in the caller's transaction and raises GameError (the reason, for the GM or
 the player) changing nothing when it cannot be done."""
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -51,3 +52,33 @@ def final_position(variant: Variant, current: CurrentPhase) -> str:
         minor = sum(n for owner, n in centres.items() if owner not in majors)
         lines.append(f"  {'minor powers':20} {minor:2d} centres")
     return "\n".join(lines)
+
+
+def centre_table(session: Session, game: Game, variant: Variant) -> str:
+    """The supply centres of every major power year by year, for the mail that ends a game: at
+    the start, then as each year's last phase adjudicated left them (the last row: the end),
+    with the minor powers' together where the variant has them. '' before any phase is played."""
+    rows = phases.history(session, game)
+    if not rows:
+        return ""
+    powers = list(variant.great_powers)
+    minors = any(p.minor for p in variant.powers.values())
+
+    def counts(centres: dict[str, int]) -> list[int]:
+        return [centres.get(p, 0) for p in powers] + ([sum(n for p, n in centres.items() if p not in powers)]
+                                                        if minors else [])
+
+    lines: list[tuple[str, list[int]]] = [("start", counts(Counter(phases.position(rows[0]).supply_centres.values())))]
+    by_year: dict[int, dict[str, int]] = {}
+    for row in rows:
+        centres = (row.results_json or {}).get("centres")
+        if centres is not None:
+            by_year[phases.position(row).phase.year] = centres
+    lines += [(variant.rules.year_label(year), counts(centres)) for year, centres in by_year.items()]
+    headers = powers + (["minor powers"] if minors else [])
+    first = max(len(label) for label, _ in lines)
+    widths = [max(len(h), 2) for h in headers]
+    out = [" " * first + "".join(f"  {h:>{w}}" for h, w in zip(headers, widths, strict=True))]
+    out += [f"{label:<{first}}" + "".join(f"  {n:>{w}}" for n, w in zip(values, widths, strict=True))
+            for label, values in lines]
+    return "\n".join(line.rstrip() for line in out)

@@ -10,6 +10,7 @@ at all."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import logging
@@ -30,7 +31,8 @@ from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, masters, observers, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
-from gm.lifecycle.phases import PhaseEnd, Progress, position
+from gm.lifecycle.ending import centre_table
+from gm.lifecycle.phases import FINAL_KEY, PhaseEnd, Progress, position
 from gm.lifecycle.report import annotated, public_view
 from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
@@ -38,6 +40,7 @@ from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
 from gm.mail.press import describe as describe_press, press_kind
 from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
+from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
 
 log = logging.getLogger(__name__)
@@ -87,8 +90,14 @@ def stored_map(session: Session, game: Game, phase: Phase | None = None, palette
     return draw_scene(variant, scene, palette or map_palette(game)), row.label
 
 
-def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool) -> Scene:
-    """A stored phase's map: its orders and their results, or the position it started from."""
+def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool, final: bool = False) -> Scene:
+    """A stored phase's map: its orders and their results, or the position it started from; with
+    `final`, the position the game ended in after it (its legend the final count of centres)."""
+    final_state = (row.results_json or {}).get(FINAL_KEY) if final else None
+    if final_state is not None:
+        scene = position_scene(variant, state_from_json(final_state), game.name)
+        return dataclasses.replace(scene, title=f"{game.name}: the end ({_season_year(row.label)})",
+                                   subtitle="final position")
     if results and row.results_json:
         return results_scene(variant, position(row), row.results_json, game.name)
     return position_scene(variant, position(row), game.name)
@@ -253,13 +262,14 @@ class _Results:
 
     def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
                  befores: Sequence[GameState | None], map_cids: Sequence[str | None],
-                 position_cid: str | None = None) -> None:
+                 position_cid: str | None = None, summary: str = "") -> None:
         self.reports = reports
         sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
                                   "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
-                                  "position_cid": position_cid,
+                                  "position_cid": position_cid, "summary": summary,
+                                  "final": any(r.get(FINAL_KEY) is not None for r in reports),
                                   "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
         self.text = render("results.txt.j2", "en", reader=_READER, **values,
                            sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
@@ -372,6 +382,8 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
     position_cid = None
     if now is not None:
         position_cid = attach(now, "position", f"{_season_year(now.label).lower().replace(' ', '-')}-position")
+    elif reports and reports[-1].get(FINAL_KEY) is not None:  # the game ended: the position it ended in
+        position_cid = attach(phases[-1], "final", "final-position")
     return cids, position_cid, attachments
 
 
@@ -449,7 +461,7 @@ def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> di
     game = session.get(Game, row.game_id)
     variant = variant_of(game)
     kind, palette = str(spec["kind"]), str(spec.get("palette") or "rulebook")
-    results = kind == "results"
+    results = kind in ("results", "final")
     # Known by what it is drawn from, not by the phase's id: a GM's correction (REISSUE) or civil
     # disorder changes the position of the phase under way in place.
     source = json.dumps([row.state_json, row.results_json if results else None], sort_keys=True, default=str)
@@ -457,7 +469,8 @@ def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> di
     if key in drawn:
         drawn[key] = drawn.pop(key)  # used last: dropped last
         return _data(drawn[key])
-    return {"drawing": (key, variant, _stored_scene(game, variant, row, results=results), palette)}
+    return {"drawing": (key, variant, _stored_scene(game, variant, row, results=results, final=kind == "final"),
+                        palette)}
 
 
 def _draw(drawn: DrawnMaps, key: tuple[Any, ...], variant: Variant, scene: Scene, palette: str) -> str | None:
@@ -506,7 +519,8 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         # Observers (OBSERVE) read them as a player of no power: no secret allocation.
         readers += [(address, None, False, map_palette(game)) for address in observers(session, game)
                     if address not in {r[0] for r in readers}]
-        results = _Results(game, variant, reports, befores, cids, position_cid)
+        summary = centre_table(session, game, variant) if any(r.get("ended") for r in reports) else ""
+        results = _Results(game, variant, reports, befores, cids, position_cid, summary)
         for to, viewer, gm, palette in readers:
             text, html = results.for_reader(viewer, gm)
             own_cids, own_position_cid, attachments = maps_in(palette)

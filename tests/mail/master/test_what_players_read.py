@@ -4,6 +4,7 @@ echo of a secret allocation, one notice per GM mail, and the summary that closes
 from __future__ import annotations
 
 import asyncio
+import base64
 import email
 from typing import Any
 
@@ -104,6 +105,39 @@ def test_one_gm_mail_is_one_notice_to_each_player(session_factory: sessionmaker[
     before = desk.last_mail_id()
     desk.master("RESUME")
     assert [m.subject for m in desk.mails(since=before, to=address("France"))] == ["[g1] Deadline moved: Spring 1901"]
+
+
+# --- the end of a game ---------------------------------------------------------------------------
+
+
+def test_the_mail_that_ends_a_game_has_the_centres_year_by_year_and_the_final_map(
+        session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    before = desk.last_mail_id()
+    win_for_france(desk)
+    (france,) = [m for m in desk.mails(kind="results", since=before, to=address("France"))
+                 if "The game is over" in m.body_text]
+    text = france.body_text
+    assert "The game is over: won by France." in text
+    table = text.split("Supply centres, year by year\n----------------------------\n", 1)[1].split("\n\n")[0]
+    assert table.splitlines() == [
+        "       Austria  England  France  Germany  Italy  Russia  Turkey",
+        "start        3        3       3        3      3       4       3",
+        "1901         3        3      18        0      3       4       3",
+    ]
+    assert "The map of the final position, with the final count of centres, is attached." in text
+    assert "The final position" in (france.body_html or "")
+    kinds = [a["map"]["kind"] for a in france.attachments or []]
+    assert kinds == ["results", "final"]
+    with transaction(session_factory) as s:
+        drawn = {}
+        planned = plan_attachments(s, france.attachments, drawn)
+        assert planned is not None
+        scene = planned[1]["drawing"][2]  # what the final map shows: its legend counts these centres
+        assert list(scene.centres.values()).count("France") == 18 and scene.subtitle == "final position"
+        pictures = draw_planned(planned, drawn)
+    assert pictures is not None and all(base64.b64decode(p["data"]).startswith(b"\x89PNG") for p in pictures)
+    assert pictures[0]["data"] != pictures[1]["data"]
 
 
 # --- an acknowledgement before the mail its mail caused -------------------------------------------
