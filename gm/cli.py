@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
+    from gm.lifecycle.house_rules import HouseRules
     from gm.store.models import Game
 
     from gm.settings import Settings
@@ -238,11 +239,39 @@ def _game_new(args: argparse.Namespace) -> int:
         print(f"  GM{'s' if len(args.master) > 1 else ''}: {', '.join(m.strip().lower() for m in args.master)}; {how}")
     for line in rules.describe(bidding=load_variant(variant).has_bidding):
         print(f"  {line}")
+    for warning in _reminder_warnings(rules, bidding=load_variant(variant).has_bidding):
+        print(f"gm game new: warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _reminder_warnings(rules: HouseRules, *, bidding: bool) -> list[str]:
+    """What is odd in a new game's reminders: one that comes as a phase opens (no shorter than the
+    phase), or in the first quarter of it. The game is made all the same."""
+    from gm.lifecycle.house_rules import show
+
+    remind = rules.remind_before
+    if not remind:
+        return []
+    kinds = [("movement", rules.movement), ("retreat", rules.retreat), ("adjustment", rules.adjustment)]
+    kinds += [("bidding", rules.bidding)] if bidding else []
+    at_once = [name for name, length in kinds if remind >= length]
+    soon = [(name, length) for name, length in kinds if length > remind > length * 3 / 4]
+    fix = "set a shorter --remind-before (0: none) or longer phases"
+    out = []
+    if at_once:
+        lengths = ", ".join(f"{name} {show(length)}" for name, length in kinds if name in at_once)
+        out.append(f"reminders go {show(remind)} before a deadline, but these phases are no longer than that "
+                   f"({lengths}): their reminder goes out as they open; {fix}")
+    for name, length in soon:
+        out.append(f"reminders go {show(remind)} before a deadline: in a {name} phase of {show(length)} that is "
+                   f"{show(length - remind)} after it opens; {fix}")
+    return out
 
 
 def _game_start(args: argparse.Namespace) -> int:
     from gm.games import GameError
+    from gm.lifecycle.house_rules import rules_of
+    from gm.mail.game_mail import deadline_text
     from gm.mail.commands.master.start import start_game
     from gm.store.models import utcnow
 
@@ -256,9 +285,9 @@ def _game_start(args: argparse.Namespace) -> int:
         except GameError as e:
             print(f"gm game start: {e}", file=sys.stderr)
             return 2
-        label, deadline = phase.row.label, game.deadline_at
+        label, deadline, zone = phase.row.label, game.deadline_at, rules_of(game.options).timezone
     assert deadline is not None
-    print(f"game {game.name} starts with {label}; deadline {deadline.isoformat()}; {mails} players told "
+    print(f"game {game.name} starts with {label}; deadline {deadline_text(deadline, zone)}; {mails} players told "
           "(gm serve sends the mail)")
     return 0
 
