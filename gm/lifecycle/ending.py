@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, active_players
@@ -39,7 +39,8 @@ def terminate(session: Session, game: Game, now: datetime) -> None:
 
 def final_position(variant: Variant, current: CurrentPhase) -> str:
     """The position a game ended in, for the mail that ends it: each major power's centres and
-    units, most centres first, and the minor powers' centres where the variant has them."""
+    units, most centres first, and the minor powers' centres where the variant has them; then
+    every power's centres year by year, once a year has been played (see centre_table)."""
     state = current.state
     centres: dict[str, int] = {}
     for owner in state.supply_centres.values():
@@ -51,6 +52,11 @@ def final_position(variant: Variant, current: CurrentPhase) -> str:
     if any(p.minor for p in variant.powers.values()):
         minor = sum(n for owner, n in centres.items() if owner not in majors)
         lines.append(f"  {'minor powers':20} {minor:2d} centres")
+    session = object_session(current.row)  # the caller's: the phases played, for the centres year by year
+    game = session.get(Game, current.row.game_id) if session is not None else None
+    table = centre_table(session, game, variant) if session is not None and game is not None else ""
+    if table:
+        lines += ["", "Supply centres, year by year:", table]
     return "\n".join(lines)
 
 

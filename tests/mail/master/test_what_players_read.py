@@ -140,6 +140,22 @@ def test_the_mail_that_ends_a_game_has_the_centres_year_by_year_and_the_final_ma
     assert pictures[0]["data"] != pictures[1]["data"]
 
 
+
+def test_the_gms_terminate_tells_the_centres_year_by_year(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    desk.player("France", "A PAR - BUR\nA MAR - SPA")
+    desk.master("PROCESS\nPROCESS")  # Spring and Fall 1901: France takes Spain
+    before = desk.last_mail_id()
+    desk.master("TERMINATE")
+    (told,) = [m.body_text for m in desk.mails(since=before, to=address("England")) if m.kind != "ack"]
+    assert "The final position (Winter 1901):" in told or "The final position (Spring 1902):" in told
+    assert told.split("Supply centres, year by year:\n", 1)[1].splitlines()[:3] == [
+        "       Austria  England  France  Germany  Italy  Russia  Turkey",
+        "start        3        3       3        3      3       4       3",
+        "1901         3        3       4        3      3       4       3",
+    ]
+
+
 # --- an acknowledgement before the mail its mail caused -------------------------------------------
 
 
