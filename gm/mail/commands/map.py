@@ -1,5 +1,5 @@
-"""MAP [phase]: the map of your game as it stands, or of a past phase with its orders and their
-results, attached to the reply.
+"""MAP [phase]: the map of your game as it stands (once it is over, the position it ended in), or
+of a past phase with its orders and their results, attached to the reply.
 
 Drawing a map is the dearest thing a line can ask for, so the intake draws none: it checks that
 the map can be made and names it in the reply (game_mail.map_attachment), and the outbox sender
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from gm.games import variant_of
 from gm.lifecycle.phase_names import read_phase
+from gm.lifecycle.phases import EndPosition, position_at_end
+from gm.maps.art import has_art
 from gm.mail.commands import Context
 from gm.mail.game_mail import map_attachment, map_kind, map_palette, map_phase, reader_palette
-from gm.store.models import Game
+from gm.store.models import Game, GameStatus
 
 NAME = "MAP"
 USAGE = "MAP [phase]   (e.g. MAP, MAP Spring 1901, MAP F1901M)"
@@ -31,6 +33,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
             return
     palette = reader_palette(game, ctx.player)
+    end = position_at_end(ctx.session, game) if phase is None and game.status == GameStatus.FINISHED else None
+    if end is not None:
+        _final(ctx, line, end, palette)
+        return
     current = ctx.phase()
     # Without a phase, the one under way as the mail is read: the map sent is of that position,
     # even if the phase has ended by the time the reply goes out.
@@ -49,6 +55,24 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         label, name = row.label, _filename(game, row.label, palette)
         ctx.attach(map_attachment(row, map_kind(row), palette, name))
     ctx.accept(line, f"{label}: the map is attached ({name})")
+
+
+def _final(ctx: Context, line: str, end: EndPosition, palette: str) -> None:
+    """The map of the position a finished game ended in: after the results that ended it (a win),
+    or of the phase it stopped in (a draw, the GM's TERMINATE)."""
+    game = ctx.game
+    variant = variant_of(game)
+    name = f"{game.name}-final-position{'' if palette == map_palette(game) else f'-{palette}'}.png"
+    maps = [a for a in ctx.attachments_for(ctx.line_owner or "") if "map" in a]
+    if not any(a["filename"] == name for a in maps):
+        if not has_art(variant.name):
+            ctx.reject(line, f"the judge has no map of {variant.title}")
+            return
+        if len(maps) >= MAPS_PER_MAIL:
+            ctx.reject(line, f"at most {MAPS_PER_MAIL} maps a mail: ask for the others in another mail")
+            return
+        ctx.attach(map_attachment(end.row, "final" if end.after_results else "position", palette, name))
+    ctx.accept(line, f"the final position ({game.outcome or 'the game is over'}): the map is attached ({name})")
 
 
 def _filename(game: Game, label: str, palette: str) -> str:
