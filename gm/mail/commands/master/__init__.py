@@ -11,7 +11,7 @@ from gm.games import current_phase
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.overview import columns, orders_on_file, powers_at_a_glance
 from gm.mail.commands import Context, Lookups, command_for, orders
-from gm.mail.game_mail import deadline_text
+from gm.mail.game_mail import deadline_text, one_notice_each
 from gm.mail.message import InboundMessage
 from gm.store.models import Game, Master, OutboundMail
 from gm.store.passwords import PasswordVerifier
@@ -67,16 +67,17 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
     ctx = Context(session=session, message=message, record_mail=lambda: None, verifier=PasswordVerifier(),
                   lookups=lookups, gm_address=gm_address)
     ctx.sign_on_master(Master(game_id=game.id, email=OPERATOR), game)
-    for line in lines:
-        if ctx.in_block(line):
-            continue
-        command, args = command_for(line, master=True)
-        if command is None:
-            ctx.reject(line, "not a GM command (gm game master NAME HELP lists them)")
-            continue
-        orders.write_orders(session, lookups)
-        command.run(ctx, args, line)
-    ctx.close_block()
+    with one_notice_each(session):  # what the lines change, told in one notice a reader, as by mail
+        for line in lines:
+            if ctx.in_block(line):
+                continue
+            command, args = command_for(line, master=True)
+            if command is None:
+                ctx.reject(line, "not a GM command (gm game master NAME HELP lists them)")
+                continue
+            orders.write_orders(session, lookups)
+            command.run(ctx, args, line)
+        ctx.close_block()
     orders.write_orders(session, lookups)
     glance = overview(ctx)
     if glance is not None:
