@@ -9,11 +9,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from desk import MASTER, STANDARD, Desk, address, new_game
 from gm.lifecycle import phases
 from gm.store.db import transaction
-from gm.store.models import utcnow
+from gm.store.models import Observer, utcnow
 from test_cli_game import gm
 from test_master_adjudication import phase_count, unchanged
 
 PLAYERS = [address(p) for p in STANDARD]
+OBSERVER = "kibitzer@watchers.example"
 CENTRES = ["Bel", "Hol", "Den", "Spa", "Por", "Tun", "Nwy", "Swe", "Gre", "Ser", "Rum", "Bul", "Ber", "Kie", "Mun"]
 
 
@@ -70,6 +71,8 @@ def test_a_finished_game_is_rolled_back_only_with_reopen_and_everyone_is_told(
     desk = new_game(session_factory)
     running = new_game(session_factory, "g2")
     running.master("PROCESS")
+    with transaction(desk.sf) as s:
+        s.add(Observer(game_id=desk.row(s).id, email=OBSERVER))  # as OBSERVE and its confirmation leave it
     won_by_france(desk)
     before = desk.last_mail_id()
     for line in ("ROLLBACK", "ROLLBACK F1901"):
@@ -88,7 +91,7 @@ def test_a_finished_game_is_rolled_back_only_with_reopen_and_everyone_is_told(
         game = desk.row(s)
         assert (game.status, game.outcome, game.finished_at) == ("active", None, None)
     told = desk.mails(kind="announcement", since=before)
-    assert sorted(m.to_addr for m in told) == sorted([*PLAYERS, MASTER])
+    assert sorted(m.to_addr for m in told) == sorted([*PLAYERS, MASTER, OBSERVER])
     assert told[0].subject == "[g1] Game reopened by the GM"
     assert "The GM has undone the end of the game: \"won by France\" no longer stands" in told[0].body_text
     assert "The results of Fall 1901, Movement no longer stand either" in told[0].body_text

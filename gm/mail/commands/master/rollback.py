@@ -3,7 +3,7 @@ adjudicated), with the orders then on file; every player is told. Undoing the en
 is over (won, drawn, terminated) must be said: REOPEN."""
 from __future__ import annotations
 
-from gm.games import GameError, variant_of
+from gm.games import GameError, active_players, masters, observers, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import read_phase
 from gm.lifecycle.rollback import ACTION, RolledBack, roll_back, target
@@ -39,8 +39,11 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     label = done.row.label
     deadline = deadline_text(done.deadline, rules_of(game.options).timezone)
     void = ", ".join(done.undone)
+    # The end of a game undone is news to its observers too, who were told of the end.
+    readers = [p.email for p in active_players(session, game)] + masters(session, game) + (
+        observers(session, game) if done.reopened else [])
     queue_announcement(session, game, "Game reopened by the GM" if done.reopened else "Game rolled back by the GM",
-                       _notice(done, deadline), gm_address=ctx.gm_address, now=now)
+                       _notice(done, deadline), gm_address=ctx.gm_address, now=now, to=readers)
     ctx.audit(ACTION, {"phase": label, "undone": done.undone, "deadline": done.deadline.isoformat(),
                        "reopened": done.reopened, "phases": done.record})
     clock = "paused until PROCESS or RESUME" if done.paused_here else "still paused (PAUSE): RESUME starts the clock"
