@@ -89,7 +89,8 @@ def test_no_mail_reveals_another_powers_allocations(session_factory: sessionmake
         run_due(session_factory, gm_address=GM, now=now)
 
     with transaction(session_factory) as s:
-        allocations = s.execute(select(SecretAllocation.power, SecretAllocation.canonical)).all()
+        rows = s.execute(select(SecretAllocation.power, SecretAllocation.canonical, SecretAllocation.text)).all()
+        allocations = [(p, shown) for p, canonical, text in rows for shown in (canonical, text)]  # kept, and as written
         mails = s.scalars(select(OutboundMail)).all()
     kinds = {m.kind for m in mails}
     assert {"ack", "results", "start"} <= kinds
