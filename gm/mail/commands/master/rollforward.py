@@ -1,0 +1,56 @@
+"""ROLLFORWARD [phase]: after a ROLLBACK, play the phases it undid again as they were, each with
+the orders then on file, up to where the game was (or to the start of the phase named); the
+results go to every player and GM as after PROCESS."""
+from __future__ import annotations
+
+from gm.games import GameError, masters, variant_of
+from gm.lifecycle import phases
+from gm.lifecycle.phase_names import read_phase
+from gm.lifecycle.rollforward import roll_forward
+from gm.lifecycle.timing import end_rollback_pause
+from gm.mail.commands import Context
+from gm.mail.commands.master.process import where_now
+from gm.mail.commands.orders import unit_key
+from gm.mail.game_mail import queue_progress
+from gm.store.models import utcnow
+
+NAME = "ROLLFORWARD"
+USAGE = "ROLLFORWARD [phase]   (after ROLLBACK: ROLLFORWARD, or ROLLFORWARD F1902M to stop at its start)"
+HELP = ("after a ROLLBACK, play the phases it undid again with the orders then on file, up to where the game was "
+        "(or the phase named); results to every player")
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    if not ctx.is_master(line):
+        return
+    game, session = ctx.game, ctx.session
+    phase = read_phase(variant_of(game), " ".join(args)) if args else None
+    if args and phase is None:
+        ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
+        return
+    now = utcnow()
+    trial = session.begin_nested()  # a refusal after part of the replay changes nothing
+    try:
+        done = roll_forward(session, game, phase, now, unit_key)
+    except GameError as e:
+        trial.rollback()
+        ctx.lookups.forget()
+        ctx.reject(line, str(e))
+        return
+    trial.commit()
+    players = phases.players_by_power(session, game)
+    queue_progress(session, game, phases.Progress(ended=done.ended, players=players), gm_address=ctx.gm_address,
+                   gm_addresses=masters(session, game), now=now)
+    ctx.lookups.forget()
+    end_rollback_pause(game)
+    labels = [end.row.label for end in done.ended]
+    ctx.audit("rollforward", {"phases": labels, "restored": done.restored, "unread": done.unread,
+                              "stopped": done.stopped})
+    said = [f"{', '.join(labels) or 'nothing'} adjudicated again with the orders then on file; the results went to "
+            f"every player and GM; {done.restored} orders put back on file"]
+    if done.unread:
+        said.append(f"left out, no longer orders there: {'; '.join(done.unread)}")
+    if done.stopped:
+        said.append(f"stopped: {done.stopped}")
+    said.append(where_now(ctx))
+    ctx.accept(line, "; ".join(said))
