@@ -36,7 +36,8 @@ class PowerStatus:
 RESULTS_HEADING = "=== gm results ==="
 NOTICE_HEADING = "=== gm notice ==="
 PRESS_HEADING = "=== gm press ==="
-_ANSWERS = frozenset({"stranger", "failed", "paused", "confirm_join", "confirm_create"})  # notices that answer
+# The notices that answer the reader's own mail (a code for the JOIN, CREATE or OBSERVE it sent, ...).
+_ANSWERS = frozenset({"stranger", "failed", "paused", "confirm_join", "confirm_create", "confirm_observe", "observer"})
 
 
 def heading_of(text: str) -> str | None:

@@ -43,6 +43,10 @@ def test_results_and_notices_are_headed_as_what_they_are(session_factory: sessio
     notices = desk.mails(kind="deadline", since=before)
     assert notices and all(m.body_text.startswith(NOTICE_HEADING + "\n") for m in notices)
     assert not any(ACK_MARKER in m.body_text for m in results + notices)
+    # The code for an OBSERVE answers the observer's own mail.
+    desk.send("watcher@elsewhere.example", "OBSERVE g1")
+    (code,) = desk.mails(kind="confirm", to="watcher@elsewhere.example")
+    assert code.body_text.startswith(ACK_MARKER + "\n")
     # A results mail pasted unquoted under a player's orders is not read as orders.
     mine = next(m for m in results if m.to_addr == address("France"))
     assert command_lines(f"A PAR - PIC\n\n{mine.body_text}") == ["A PAR - PIC"]
