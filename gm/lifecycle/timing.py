@@ -110,6 +110,9 @@ def pause(session: Session, game: Game, now: datetime) -> CurrentPhase:
     """Stop the clock: the scheduler leaves the game alone (no phase ends, no reminder) until
     RESUME; orders are still taken."""
     current = under_way(session, game)
+    if game.paused_at is not None and (game.options or {}).get(ROLLBACK_PAUSE):
+        set_options(game, {ROLLBACK_PAUSE: None})  # a rollback's pause becomes the GM's: PROCESS keeps it
+        return current
     if game.paused_at is not None:
         raise GameError(f"{game.name} is paused already (since {_local(game, game.paused_at)})")
     game.paused_at = now

@@ -159,3 +159,7 @@ def test_a_rollback_of_a_game_the_gm_paused_stays_paused_until_resume(session_fa
     desk.master("RESUME\nPAUSE\nPROCESS")
     with transaction(desk.sf) as s:
         assert desk.row(s).paused_at is not None
+    # A PAUSE during a rollback's pause makes it the GM's own: PROCESS keeps it too.
+    desk.master("RESUME\nROLLBACK")
+    assert "g1 is paused; every player is told" in desk.master("PAUSE")
+    assert "the game is paused: RESUME starts the clock" in desk.master("PROCESS")

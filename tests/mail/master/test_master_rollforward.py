@@ -2,10 +2,12 @@
 up to where the game was or to a phase named; refusals change nothing."""
 from __future__ import annotations
 
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from desk import MASTER, address, new_game
+from desk import MASTER, Desk, address, new_game
 from gm.store.db import transaction
+from gm.store.models import GamePhase
 from test_master_adjudication import on_file, on_file_in, unchanged
 
 
@@ -65,9 +67,5 @@ def test_rollforward_to_a_phase_named_and_refusals(session_factory: sessionmaker
     assert on_file(desk) == [("France", "A BUR - MUN", None)]  # on file again, as when the GM rolled back
 
 
-def select_results(desk, label):  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
-    from gm.store.models import GamePhase
-
+def select_results(desk: Desk, label: str) -> Select[tuple[dict | None]]:
     return select(GamePhase.results_json).where(GamePhase.label == label)
