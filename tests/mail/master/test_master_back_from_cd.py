@@ -72,10 +72,11 @@ def test_a_player_who_orders_again_takes_the_power_out_of_civil_disorder(
     assert "Civil disorder" not in again and len(desk.audit("back from civil disorder")) == 1
 
 
-def test_the_gms_order_for_a_power_in_civil_disorder_leaves_it_there(session_factory: sessionmaker[Session]) -> None:
+def test_the_gms_orders_for_a_power_in_civil_disorder_leave_it_there(session_factory: sessionmaker[Session]) -> None:
     desk = new_game(session_factory)
     desk.master("CIVIL DISORDER France")
     assert "accepted  ORDER France A Par - Bur" in desk.master("ORDER France A Par - Bur")
+    assert "A MAR - SPA (as France, by the GM)" in desk.master("BECOME France\nA Mar - Spa")
     assert in_disorder(desk, "France") and not desk.audit("back from civil disorder")
 
 

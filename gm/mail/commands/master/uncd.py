@@ -39,6 +39,10 @@ def ordered_again(ctx: Context, player: Player) -> None:
     and the player's answer says so."""
     game, power = ctx.game, player.power
     assert game is not None and power is not None
+    from gm.mail.commands.master.become import AsPower
+
+    if isinstance(ctx.block, AsPower):  # the GM acting as the power (BECOME) is not its player back
+        return
     try:
         undo_civil_disorder(ctx.session, game, power)
     except GameError:  # for good, by the variant's rules: its orders take no effect anyway
