@@ -100,7 +100,8 @@ class HouseRules:
         lines.append("Missing orders: " + ("the rules' defaults (hold, no build, removals by the rules)"
                                           if self.nmr == "defaults" else "the game waits for them"))
         if self.late_limit:
-            lines.append(f"Civil disorder: after {self.late_limit} deadlines missed in a row")
+            missed = "the first deadline missed" if self.late_limit == 1 else f"{self.late_limit} deadlines missed in a row"
+            lines.append(f"Civil disorder: after {missed}")
         if self.remind_before:
             lines.append(f"Reminders: {show(self.remind_before)} before each deadline")
         lines.append(f"Absences (SET ABSENCE): up to {self.absence_days} days")
