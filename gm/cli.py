@@ -245,8 +245,9 @@ def _game_new(args: argparse.Namespace) -> int:
 
 
 def _reminder_warnings(rules: HouseRules, *, bidding: bool) -> list[str]:
-    """What is odd in a new game's reminders: one that comes as a phase opens (no shorter than the
-    phase), or in the first quarter of it. The game is made all the same."""
+    """What is odd in a new game's reminders: movement (or bidding) phases no longer than the
+    reminder time, which get none, and reminders in the first quarter of a phase. The game is made
+    all the same. (Retreats and adjustments shorter than the reminder time are the usual case.)"""
     from gm.lifecycle.house_rules import show
 
     remind = rules.remind_before
@@ -254,14 +255,14 @@ def _reminder_warnings(rules: HouseRules, *, bidding: bool) -> list[str]:
         return []
     kinds = [("movement", rules.movement), ("retreat", rules.retreat), ("adjustment", rules.adjustment)]
     kinds += [("bidding", rules.bidding)] if bidding else []
-    at_once = [name for name, length in kinds if remind >= length]
+    at_once = [name for name, length in kinds if remind >= length and name in ("movement", "bidding")]
     soon = [(name, length) for name, length in kinds if length > remind > length * 3 / 4]
     fix = "set a shorter --remind-before (0: none) or longer phases"
     out = []
     if at_once:
         lengths = ", ".join(f"{name} {show(length)}" for name, length in kinds if name in at_once)
         out.append(f"reminders go {show(remind)} before a deadline, but these phases are no longer than that "
-                   f"({lengths}): their reminder goes out as they open; {fix}")
+                   f"({lengths}): they get no reminder; {fix}")
     for name, length in soon:
         out.append(f"reminders go {show(remind)} before a deadline: in a {name} phase of {show(length)} that is "
                    f"{show(length - remind)} after it opens; {fix}")

@@ -35,7 +35,12 @@ from gm.randomgame import RandomPlayers
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus
 
-DRAW_SUBJECT = f"[{GAME}] Draw proposed"
+DRAW_PROPOSED = "Draw proposed"  # a part of the subject: the GM's PAUSE and DRAW come in one notice
+
+
+def draw_proposed(subject: str) -> bool:
+    """Whether a mail asks for a vote on a draw ('[demo] The game is paused; Draw proposed')."""
+    return subject.startswith(f"[{GAME}] ") and DRAW_PROPOSED in subject.removeprefix(f"[{GAME}] ").split("; ")
 
 
 def slug(name: str) -> str:
@@ -109,7 +114,7 @@ class Cast:
                     code = code_in_subject(subject)
                     if code is not None:  # the judge asks whether the JOIN was this address's
                         await self.send(address, f"{GAME}: confirming", f"CONFIRM {code}")
-                    if subject == DRAW_SUBJECT:
+                    if draw_proposed(subject):
                         self.tally.votes.append(power)
                         await self.send(address, f"Re: {subject}", f"{signon}\nACCEPT DRAW")
                 about_game = [m for m in fresh if str(m.get("Subject", "")).startswith(f"[{GAME}]")]

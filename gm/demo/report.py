@@ -181,7 +181,8 @@ def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: 
     outcome = game.outcome if game is not None and game.outcome else None
     print(f"\nHow the game ended: {outcome or 'it did not end'}")
     if written.ends:
-        first = sorted(written.ends.values())[0]
+        # A player's copy: the GM's carries every secret.
+        first = sorted(path for to, path in written.ends.items() if to != MASTER)[0]
         print(f"The end mail, with the final position, went to every player and the GM ({len(written.ends)} "
               f"addresses); one of them: {first}")
     _centres(variant, current, last)

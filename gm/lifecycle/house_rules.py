@@ -103,7 +103,7 @@ class HouseRules:
             missed = "the first deadline missed" if self.late_limit == 1 else f"{self.late_limit} deadlines missed in a row"
             lines.append(f"Civil disorder: after {missed}")
         if self.remind_before:
-            lines.append(f"Reminders: {show(self.remind_before)} before each deadline")
+            lines.append(f"Reminders: {show(self.remind_before)} before each deadline (none in a phase no longer than that)")
         lines.append(f"Absences (SET ABSENCE): up to {self.absence_days} days")
         if self.last_year is not None:
             lines.append(f"The game ends once {self.last_year} is played")

@@ -235,7 +235,10 @@ def check(session: Session, game: Game, now: datetime) -> Progress:
         progress.ended = end_phase(session, game, now, current, players)
         return progress
     game.orders_changed = False
-    if rules.remind_before and current.row.reminded_at is None and now >= deadline - rules.remind_before:
+    # No reminder in a phase no longer than the reminder time: it would come as the phase opens,
+    # just after the mail that opened it.
+    remind_at = deadline - rules.remind_before
+    if rules.remind_before and current.row.reminded_at is None and current.row.opened_at < remind_at <= now:
         current.row.reminded_at = now
         progress.reminders = waiting
     if now < deadline:

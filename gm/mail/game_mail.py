@@ -612,15 +612,16 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
 
 
 def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: str,
-                         gm_addresses: Sequence[str] = (), now: datetime) -> int:
+                         gm_addresses: Sequence[str] = (), now: datetime, headline: str = "Deadline moved") -> int:
     """Tell every player (and the GM) that the current deadline has moved, and why, in words of
-    the judge's own: a player's absence is announced without saying whose."""
+    the judge's own: a player's absence is announced without saying whose. `headline` begins the
+    subject (RESUME's says the game runs again)."""
     current = current_phase(session, game)
     if current is None or game.deadline_at is None:
         return 0
     text = render("deadline_moved.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=current.row.label,
                   deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
-    subject = f"[{game.name}] Deadline moved: {_season_year(current.row.label)}"
+    subject = f"[{game.name}] {headline}: {_season_year(current.row.label)}"
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
     return _queue_text(session, game, readers, subject, "deadline", text, gm_address=gm_address, now=now)
 

@@ -126,8 +126,7 @@ def subject_has(words: str) -> Callable[[email.message.EmailMessage], bool]:
 
 
 def results_of(phase: str) -> Callable[[email.message.EmailMessage], bool]:
-    """The results mail of `phase`: not a reminder of the next phase, which a player may get
-    first (reminders are due at once when a phase is shorter than the reminder time)."""
+    """The results mail of `phase`: not a reminder of a phase of that name."""
     return lambda m: phase in str(m["Subject"]) and "Reminder" not in str(m["Subject"])
 
 

@@ -70,13 +70,13 @@ async def test_the_gm_puts_a_mistyped_order_right_by_mail_and_every_player_gets_
             body = text_of(corrected)
             assert "A PAR - BUR" in body and "A PAR - PIC" not in body
             assert "replaces" in body.lower() or "correction" in body.lower()
-        # The rollback paused the game (lest the phase end at once with every order on file): the
-        # GM starts the clock again, and every player is told of the deadline.
-        await as_gm("RESUME")
-        for power in t.powers:
-            await t.wait_mail(power, subject_has("Deadline moved"))
-        acks = await t.wait_mail("GM", subject_has("Re:"), count=3)
+        # The rollback paused the game (lest the phase end at once with every order on file);
+        # PROCESS ended that pause: the next phase runs on a fresh deadline, as the players were told.
+        acks = await t.wait_mail("GM", subject_has("Re:"), count=2)
         assert all("REJECTED" not in text_of(a) for a in acks)
+        with transaction(make_session_factory(make_engine(migrated_url))) as s:
+            game = find_game(s, "dispute")
+            assert game is not None and game.paused_at is None and game.deadline_at is not None
 
         # Press: relayed to France without Germany's address; the GM gets a copy naming its sender.
         await t.orders("Germany", ["PRESS TO France", "Shall we share Belgium?", "ENDPRESS", "A Mun H"])

@@ -98,7 +98,8 @@ def test_one_gm_mail_is_one_notice_to_each_player(session_factory: sessionmaker[
     notices = [m for m in mails if m.kind != "ack"]
     assert sorted(m.to_addr for m in notices) == sorted([address(p) for p in STANDARD] + [MASTER])  # one each
     france = next(m for m in notices if m.to_addr == address("France"))
-    assert france.subject == "[g1] Deadline moved: Spring 1901; The game is paused"
+    assert france.subject == ("[g1] The game runs again: Spring 1901; Deadline moved: Spring 1901; "
+                              "The game is paused")
     text = france.body_text
     assert text.startswith(NOTICE_HEADING + "\n") and text.count(NOTICE_HEADING) == 1
     said = [text.index(s) for s in ("The GM resumed the game", "The GM put it off by", "The GM set it",
@@ -108,7 +109,7 @@ def test_one_gm_mail_is_one_notice_to_each_player(session_factory: sessionmaker[
     # A mail with one such command is one notice as before; a player's own mail changes nothing here.
     before = desk.last_mail_id()
     desk.master("RESUME")
-    assert [m.subject for m in desk.mails(since=before, to=address("France"))] == ["[g1] Deadline moved: Spring 1901"]
+    assert [m.subject for m in desk.mails(since=before, to=address("France"))] == ["[g1] The game runs again: Spring 1901"]
 
 
 # --- the end of a game ---------------------------------------------------------------------------

@@ -133,9 +133,9 @@ def test_a_whole_dispute_from_the_first_join_to_the_final_summary(session_factor
         said = [text.index(s) for s in ("The GM put it off by 1d", "The GM paused the game",
                                         "The GM resumed the game")]
         assert said == sorted(said)  # in the order the GM wrote them
-        # PRODUCT BUG (reported): the subject says the game is paused, though the same mail resumed
-        # it (RESUME's own subject, "Deadline moved: Spring 1901", is merged away as a duplicate).
-        assert notice.subject == "[g1] Deadline moved: Spring 1901; The game is paused"
+        # The subject ends as the mail left the game: running again.
+        assert notice.subject == "[g1] Deadline moved: Spring 1901; The game is paused; The game runs again: Spring 1901"
+        assert "The GM resumed the game after a pause: the deadline stands." in text
     with transaction(desk.sf) as s:
         assert desk.row(s).paused_at is None
 

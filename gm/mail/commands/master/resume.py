@@ -1,6 +1,8 @@
 """RESUME: start the clock again; the deadline moves on by the time the game was paused."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from gm.games import GameError
 from gm.lifecycle.house_rules import rules_of, show
 from gm.lifecycle.timing import resume
@@ -26,8 +28,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     except GameError as e:
         ctx.reject(line, str(e))
         return
-    announce_deadline(ctx, f"The GM resumed the game after a pause: the deadline moved on by the time paused "
-                           f"({show(stopped)}).", now)
+    # A pause and RESUME in one mail (or within the minute) moved nothing worth a number.
+    moved = (f"the deadline moved on by the time paused ({show(stopped)})" if stopped >= timedelta(minutes=1)
+             else "the deadline stands")
+    announce_deadline(ctx, f"The GM resumed the game after a pause: {moved}.", now, headline="The game runs again")
     ctx.audit("resume", {"phase": current.row.label, "paused": stopped.total_seconds(),
                          "deadline": game.deadline_at.isoformat()})
     ctx.accept(line, f"{game.name} runs again; the deadline of {current.row.label} is "

@@ -34,7 +34,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
                      "every player is told")
 
 
-def announce_deadline(ctx: Context, why: str, now: datetime) -> None:
+def announce_deadline(ctx: Context, why: str, now: datetime, headline: str = "Deadline moved") -> None:
     """Every player and GM told of the current deadline, and why it moved (EXTEND, RESUME too)."""
     queue_deadline_moved(ctx.session, ctx.game, why=why, gm_address=ctx.gm_address,
-                         gm_addresses=masters(ctx.session, ctx.game), now=now)
+                         gm_addresses=masters(ctx.session, ctx.game), now=now, headline=headline)
