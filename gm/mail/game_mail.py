@@ -629,10 +629,11 @@ def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: 
 def queue_announcement(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime,
                        to: Sequence[str] | None = None, kind: str = "announcement") -> int:
     """Queue a GM's announcement about `game` (a rollback, a replacement, a pause, ...): `text`,
-    in the judge's words, to every active player and every GM, or to the registered addresses
-    `to`; threaded with the game's other mail. Returns the rows queued."""
+    in the judge's words, to every active player, every GM and every observer (what every player
+    is told is no secret), or to the registered addresses `to`; threaded with the game's other
+    mail. Returns the rows queued."""
     if to is None:
-        to = [p.email for p in active_players(session, game)] + masters(session, game)
+        to = [p.email for p in active_players(session, game)] + masters(session, game) + observers(session, game)
     body = render("announcement.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, text=text)
     return _queue_text(session, game, list(dict.fromkeys(to)), f"[{game.name}] {subject}", kind, body,
                        gm_address=gm_address, now=now)

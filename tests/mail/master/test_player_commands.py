@@ -286,6 +286,12 @@ def test_observe_once_confirmed_gets_results_and_broadcasts_only(session_factory
     (results,) = desk.mails(to=WATCHER, since=before)
     assert results.kind == "results" and "GM copy" not in results.subject and "GM copy" not in results.body_text
     assert "A PAR - BUR" in results.body_text.upper()
+    # What every player is told (here, the GM's pause), the observer is told too.
+    before = desk.last_mail_id()
+    desk.master("PAUSE")
+    (paused,) = desk.mails(to=WATCHER, since=before)
+    assert paused.subject == "[g1] The game is paused"
+    desk.master("RESUME")
     # UNOBSERVE: no more mail.
     before = desk.last_mail_id()
     desk.send(WATCHER, "UNOBSERVE g1")
