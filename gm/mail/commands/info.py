@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from gm.games import active_players, masters, variant_of
 from gm.lifecycle.house_rules import rules_of
-from gm.mail.commands import NO_SUCH_GAME, Context
+from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.commands.whogame import anonymous
+from gm.mail.commands.whogame import anonymous, game_asked
 from gm.mail.game_mail import deadline_text
 from gm.mail.press import describe as describe_press
 from gm.mail.press import press_kind
@@ -20,20 +20,8 @@ HELP = "a game's variant, powers, centres to win, deadlines, house rules, press 
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
-    if len(args) > 1:
-        ctx.reject(line, f"usage: {USAGE}")
-        return
-    if args:
-        game = ctx.lookups.game(args[0])
-        if game is None:
-            ctx.reject(line, NO_SUCH_GAME)
-            if ctx.player is None and ctx.master is None:  # a sender signed on to nothing sees no line's fate
-                ctx.add_section(NAME, NO_SUCH_GAME)
-            return
-    elif ctx.game is not None:
-        game = ctx.game
-    else:
-        ctx.reject(line, f"which game? usage: {USAGE}")
+    game = game_asked(ctx, args, line, NAME, USAGE)
+    if game is None:
         return
     ctx.add_section(f"Game {game.name}", "\n".join(describe(ctx, game)))
     ctx.accept(line, "see below")

@@ -18,21 +18,27 @@ def anonymous(game: Game) -> bool:
     return bool((game.options or {}).get(ANONYMOUS))
 
 
-def run(ctx: Context, args: list[str], line: str) -> None:
+def game_asked(ctx: Context, args: list[str], line: str, name: str, usage: str) -> Game | None:
+    """The game a `name [game]` line asks about (WHOGAME, INFO): the one named, else the one the
+    mail signed on to; None, the line refused, if there is none."""
     if len(args) > 1:
-        ctx.reject(line, f"usage: {USAGE}")
-        return
-    if args:
-        game = ctx.lookups.game(args[0])
-        if game is None:
-            ctx.reject(line, NO_SUCH_GAME)
-            if ctx.player is None and ctx.master is None:  # a sender signed on to nothing sees no line's fate
-                ctx.add_section(NAME, NO_SUCH_GAME)
-            return
-    elif ctx.game is not None:
-        game = ctx.game
-    else:
-        ctx.reject(line, f"which game? usage: {USAGE}")
+        ctx.reject(line, f"usage: {usage}")
+        return None
+    if not args:
+        if ctx.game is None:
+            ctx.reject(line, f"which game? usage: {usage}")
+        return ctx.game
+    game = ctx.lookups.game(args[0])
+    if game is None:
+        ctx.reject(line, NO_SUCH_GAME)
+        if ctx.player is None and ctx.master is None:  # a sender signed on to nothing sees no line's fate
+            ctx.add_section(name, NO_SUCH_GAME)
+    return game
+
+
+def run(ctx: Context, args: list[str], line: str) -> None:
+    game = game_asked(ctx, args, line, NAME, USAGE)
+    if game is None:
         return
     as_gm = ctx.master is not None and ctx.game is not None and ctx.game.id == game.id
     hidden = anonymous(game) and not as_gm
