@@ -265,6 +265,9 @@ class OutboundMail(Base):
             postgresql_where=text("sent_at IS NULL"),
         ),
         Index("ix_outbox_to_addr_created_at", "to_addr", "created_at"),  # mails to an address an hour
+        # an address's acknowledgements still to send (outbox._AFTER_ACKS asks it of every row it
+        # claims): without it, each asking reads all the address's mail
+        Index("ix_outbox_to_addr_kind_sent_at", "to_addr", "kind", "sent_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
