@@ -42,7 +42,8 @@ def due_games(session_factory: sessionmaker[Session], now: datetime, limit: int 
         return list(session.scalars(select(Game.id).where(*_due(now)).order_by(Game.next_check_at).limit(limit)))
 
 
-def check_game(session_factory: sessionmaker[Session], game_id: int, now: datetime, *, gm_address: str) -> int | None:
+def check_game(session_factory: sessionmaker[Session], game_id: int, now: datetime, *, gm_address: str,
+               public_url: str | None = None) -> int | None:
     """Look at one game in one transaction; the mails queued, or None when the game was not due
     after all (another server has it locked, or has just dealt with it)."""
     with transaction(session_factory) as session:
@@ -55,19 +56,21 @@ def check_game(session_factory: sessionmaker[Session], game_id: int, now: dateti
         # The GMs get the results only: most looks at a game end no phase, and need not ask who they are.
         gm_addresses = masters(session, game) if progress.ended else []
         queued = game_mail.queue_progress(session, game, progress, gm_address=gm_address,
-                                          gm_addresses=gm_addresses, now=now)
+                                          gm_addresses=gm_addresses, now=now, public_url=public_url)
         for ended in progress.ended:
             log.info("game %s: %s adjudicated, %d mails queued", game.name, ended.row.label, queued)
         return queued
 
 
-def run_due(session_factory: sessionmaker[Session], *, gm_address: str, now: datetime | None = None) -> tuple[int, int]:
-    """One round: every game due now looked at. Returns (games looked at, mails queued)."""
+def run_due(session_factory: sessionmaker[Session], *, gm_address: str, now: datetime | None = None,
+            public_url: str | None = None) -> tuple[int, int]:
+    """One round: every game due now looked at. Returns (games looked at, mails queued). With
+    `public_url`, the results mails link to the phases' web pages (gm.web)."""
     now = now or datetime.now(UTC)
     looked = queued = 0
     for game_id in due_games(session_factory, now):
         try:
-            mails = check_game(session_factory, game_id, now, gm_address=gm_address)
+            mails = check_game(session_factory, game_id, now, gm_address=gm_address, public_url=public_url)
         except Exception:  # one broken game must not stop the others' deadlines
             log.exception("game %d: the scheduler failed; it tries again next round", game_id)
             continue
@@ -92,13 +95,15 @@ async def run_scheduler(
     gm_address: str,
     on_mail: Callable[[], None] = lambda: None,
     tick: float = TICK_SECONDS,
+    public_url: str | None = None,
 ) -> None:
     """Look at due games until cancelled: at least every `tick` seconds, and at once when the
     next check falls due sooner. `on_mail` is called when mail was queued (to wake the outbox)."""
     while True:
         started = datetime.now(UTC)
         try:
-            looked, queued = await asyncio.to_thread(run_due, session_factory, gm_address=gm_address, now=started)
+            looked, queued = await asyncio.to_thread(run_due, session_factory, gm_address=gm_address, now=started,
+                                                     public_url=public_url)
             if queued:
                 on_mail()
             if looked == GAMES_PER_ROUND:

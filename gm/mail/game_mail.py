@@ -42,6 +42,7 @@ from gm.mail.press import describe as describe_press, press_kind
 from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
+from gm.web.paths import phase_url
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,13 @@ def _owners(variant: Variant, before: GameState, report: dict[str, Any]) -> dict
     return {p: sorted(names) for p, names in out.items()}
 
 
+def public_results(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None
+                   ) -> dict[str, Any]:
+    """What every reader of the results mail is shown of one phase (a reader of no power: no
+    secret allocation); the game's web pages (gm.web) show the same."""
+    return _section(game, variant, public_view(report, None), before, None)
+
+
 def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None,
              map_cid: str | None) -> dict[str, Any]:
     """What the templates show of one report to every reader: the public results. Each reader's
@@ -262,7 +270,8 @@ class _Results:
 
     def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
                  befores: Sequence[GameState | None], map_cids: Sequence[str | None],
-                 position_cid: str | None = None, summary: str = "") -> None:
+                 position_cid: str | None = None, summary: str = "",
+                 page_links: Sequence[tuple[str, str]] = ()) -> None:
         self.reports = reports
         sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
@@ -270,6 +279,7 @@ class _Results:
                                   "has_map": any(map_cids) or bool(position_cid),
                                   "position_cid": position_cid, "summary": summary,
                                   "final": any(r.get(FINAL_KEY) is not None for r in reports),
+                                  "page_links": list(page_links),
                                   "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
         self.text = render("results.txt.j2", "en", reader=_READER, **values,
                            sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
@@ -489,10 +499,12 @@ def _draw(drawn: DrawnMaps, key: tuple[Any, ...], variant: Variant, scene: Scene
 
 
 def queue_progress(session: Session, game: Game, progress: Progress, *, gm_address: str,
-                   gm_addresses: Sequence[str] = (), now: datetime) -> int:
+                   gm_addresses: Sequence[str] = (), now: datetime, public_url: str | None = None) -> int:
     """Queue the mail of what the scheduler did to `game`: one results mail per active player
     covering every phase ended this time, a copy with every secret allocation to each address in
-    `gm_addresses`; and a reminder to each late power's player. Returns the rows queued."""
+    `gm_addresses`; and a reminder to each late power's player. With `public_url` (where the
+    games' web pages are published) the results link to each phase's page, unless the game's
+    pages are private. Returns the rows queued."""
     rows: list[dict[str, Any]] = []
     domain = _domain(gm_address)
     thread = thread_id(game, gm_address)
@@ -520,7 +532,9 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         readers += [(address, None, False, map_palette(game)) for address in observers(session, game)
                     if address not in {r[0] for r in readers}]
         summary = centre_table(session, game, variant) if any(r.get("ended") for r in reports) else ""
-        results = _Results(game, variant, reports, befores, cids, position_cid, summary)
+        links = [(r["phase"], phase_url(public_url, game.name, r["phase"])) for r in reports
+                 if public_url and rules_of(game.options).pages != "private"]
+        results = _Results(game, variant, reports, befores, cids, position_cid, summary, links)
         for to, viewer, gm, palette in readers:
             text, html = results.for_reader(viewer, gm)
             own_cids, own_position_cid, attachments = maps_in(palette)
