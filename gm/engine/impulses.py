@@ -32,7 +32,8 @@ Retreats are ordered with the moves and made after the impulse of the attack. A 
 with no retreat ordered goes one space toward the nearest centre its power owns, home centres
 first on a tie, then in alphabetical order; one that can get no closer is disbanded (rule 5).
 Leaders (units with Unit.leader) never go for want of a retreat order: with none they retreat
-all the same, and may displace an army of their power, which retreats in its turn (rule 7).
+all the same, and may displace an army of their power, which retreats in its turn (rule 7). gm/engine/impulse_retreats.py
+makes them.
 
 Where fleets stand apart from land units (Rules.separate_fleets, rule 8), each impulse is
 resolved in two layers: the fleets first (they fight only fleets; a convoy holds there), then
@@ -52,7 +53,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from gm.engine.adjust import resolve_adjustments
 from gm.engine.graph import Terrain
@@ -62,7 +63,7 @@ from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit,
                               SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
-from gm.engine.retreat import resolve_retreats, retreat_options
+from gm.engine.impulse_retreats import retreat_after_impulse
 from gm.engine.variant import Variant
 
 GARRISONS_LOST = "garrisons_lost"  # GameState.extra: garrisoned spaces a unit has occupied (sorted list)
@@ -545,7 +546,7 @@ class _Turn:
             if layer == SEA:
                 allowed = lambda power, prov: self.friendly(prov, power, self.units_land)  # noqa: E731
             now = _board(self.state, after)
-            after, results, gone, placed, options = _retreat(v, now, after, contested, dislodged, self.orders, ordered,
+            after, results, gone, placed, options = retreat_after_impulse(v, now, after, contested, dislodged, self.orders, ordered,
                                                              self.used_retreats, allowed)
             self.retreat_results += results
             self.disbanded += gone
@@ -693,153 +694,6 @@ def _double_move(plan: _Plan, dest: str, impulse: int) -> bool:
     spent in this one?"""
     return any(n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == dest  # type: ignore[attr-defined]
                for when, step, n, first in plan.steps)
-
-
-def _retreat(variant: Variant, now: GameState, after: dict[str, Unit], contested: frozenset[str],
-             dislodged: dict[str, Dislodged], orders: Sequence[Order], retreats: Mapping[str, int],
-             used: set[int], allowed: Callable[[str, str], bool] | None = None
-             ) -> tuple[dict[str, Unit], list[OrderResult], list[Unit], list[str], dict[str, Dislodged]]:
-    """The impulse's retreats: as ordered, else toward the nearest centre (rule 5); then the
-    leaders', who may displace a friendly army (rule 7). `allowed(power, province)`: where the
-    rules let the unit stand at all. Returns the units after, the retreats' results, the units
-    disbanded, the provinces retreated to and the dislodged units with where they could go."""
-    moved = _board(now, after)
-    options = {p: Dislodged(d.unit, d.attacker_from,
-                            tuple(loc for loc in retreat_options(variant, moved, after, contested, d)
-                                  if (allowed is None or allowed(d.unit.power, province_of(loc)))
-                                  and _fits(variant, d.unit, province_of(loc))))
-               for p, d in dislodged.items() if not d.unit.leader}
-    chosen: list[Order] = []
-    automatic: set[int] = set()
-    for prov, d in sorted(options.items()):
-        i = retreats.get(prov)
-        if i is not None and orders[i].power == d.unit.power:
-            used.add(i)
-            chosen.append(orders[i])
-            continue
-        dest = nearest_retreat(variant, now, prov, d)
-        if dest is not None:
-            automatic.add(len(chosen))
-            chosen.append(Retreat(d.unit.power, d.unit.type, d.unit.location, dest))
-    retreating = GameState(Phase(now.phase.year, now.phase.season, PhaseKind.RETREAT), after, now.supply_centres,
-                           now.home_centres, options, contested, now.extra)
-    results, units, gone = resolve_retreats(variant, retreating, chosen)
-    shown = [OrderResult(r.order, r.result, r.reason or _BY_THE_RULES) if k in automatic else r
-             for k, r in enumerate(results)]
-    placed = [province_of(o.dest) for o, r in zip(chosen, results) if type(o) is Retreat and r.result is Result.SUCCEEDS]  # type: ignore[attr-defined]
-    for prov, d in sorted(dislodged.items()):
-        if d.unit.leader:
-            units = _leader_retreat(variant, now, units, contested, prov, d, orders, retreats, used, shown, gone, placed,
-                                    options)
-    return units, shown, gone, placed, options
-
-
-_BY_THE_RULES = "made by the rules: toward the nearest centre"
-
-
-def _fits(variant: Variant, unit: Unit, province: str) -> bool:
-    """Whether a retreating stack of fleets may stand whole in `province` (rule 8: two fleets to a
-    coast); it does not split to retreat."""
-    limit = variant.rules.fleet_stack(variant, province) if unit.n_fleets and variant.rules.separate_fleets else None
-    return limit is None or unit.n_fleets <= limit
-
-
-def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], contested: frozenset[str], prov: str,
-                    d: Dislodged, orders: Sequence[Order], retreats: Mapping[str, int], used: set[int],
-                    shown: list[OrderResult], gone: list[Unit], placed: list[str],
-                    options: dict[str, Dislodged]) -> dict[str, Unit]:
-    """A dislodged leader retreats as ordered, else toward the nearest centre even when he gets
-    no closer (he is never disbanded for want of an order); into an empty space or one held by a
-    friendly army, which he displaces: it retreats by the rules, or is disbanded (rule 7)."""
-    leader = d.unit
-    spaces = tuple(sorted(p for p in variant.map.army.get(prov, ())
-                          if p != d.attacker_from and p not in contested and
-                          ((u := units.get(p)) is None or (u.power == leader.power and u.type is UnitType.ARMY and not u.leader))))
-    options[prov] = Dislodged(leader, d.attacker_from, spaces)
-    i = retreats.get(prov)
-    ordered = orders[i] if i is not None and orders[i].power == leader.power else None
-    if ordered is not None:
-        used.add(i)  # type: ignore[arg-type]
-    if type(ordered) is Retreat and province_of(ordered.dest) in spaces:  # type: ignore[attr-defined]
-        dest, reason = province_of(ordered.dest), ""  # type: ignore[attr-defined]
-    elif type(ordered) is Disband:
-        shown.append(OrderResult(ordered, Result.SUCCEEDS, ""))
-        gone.append(leader)
-        return units
-    else:
-        dest, reason = nearest_retreat(variant, now, prov, Dislodged(leader, d.attacker_from, spaces), closer=False), _BY_THE_RULES
-        if ordered is not None:
-            shown.append(OrderResult(ordered, Result.VOID, f"{leader.leader} cannot retreat to {variant.map.name(ordered.dest)}"))  # type: ignore[attr-defined]
-    if dest is None:
-        gone.append(leader)
-        return units
-    order = ordered if reason == "" else Retreat(leader.power, UnitType.ARMY, leader.location, dest)
-    units = dict(units)
-    displaced = units.get(dest)
-    units[dest] = leader.at(dest)
-    placed.append(dest)
-    if displaced is None:
-        shown.append(OrderResult(order, Result.SUCCEEDS, reason))  # type: ignore[arg-type]
-        return units
-    shown.append(OrderResult(order, Result.SUCCEEDS, f"{reason + '; ' if reason else ''}displaces the army in {variant.map.name(dest)}"))  # type: ignore[arg-type]
-    moved = _board(now, units)
-    pushed = Dislodged(displaced, None, ())
-    pushed = Dislodged(displaced, None, tuple(p for p in retreat_options(variant, moved, units, contested, pushed) if p != prov))
-    to = nearest_retreat(variant, now, dest, pushed)
-    if to is None:
-        gone.append(displaced)
-        shown.append(OrderResult(Disband(displaced.power, displaced.type, displaced.location), Result.SUCCEEDS,
-                                 f"displaced by {leader.leader}, with no retreat toward a centre"))
-        return units
-    units[province_of(to)] = displaced.at(to)
-    placed.append(province_of(to))
-    shown.append(OrderResult(Retreat(displaced.power, displaced.type, displaced.location, to), Result.SUCCEEDS,
-                             f"displaced by {leader.leader}: {_BY_THE_RULES}"))
-    return units
-
-
-def nearest_retreat(variant: Variant, state: GameState, prov: str, d: Dislodged, closer: bool = True) -> str | None:
-    """Where the rules retreat a dislodged unit nobody ordered: one space closer to the nearest
-    centre its power owns (other than the one it leaves), home centres first on a tie, then in
-    alphabetical order; None when no retreat gets closer (unless not `closer`: a leader's)."""
-    if not d.retreats:
-        return None
-    power = d.unit.power
-    homes = state.home_centres.get(power, frozenset())
-    army = d.unit.type is UnitType.ARMY and not d.unit.n_fleets
-    best: tuple[int, bool, str, str] | None = None
-    here = None
-    for centre in sorted(c for c, owner in state.supply_centres.items() if owner == power and c != prov):
-        distance = _distances(variant, centre, army)
-        if prov in distance:
-            here = min(here, distance[prov]) if here is not None else distance[prov]
-        for loc in d.retreats:
-            n = distance.get(province_of(loc))
-            if n is None:
-                continue
-            key = (n, centre not in homes, centre, loc)
-            if best is None or key < best:
-                best = key
-    if best is None:
-        return None if closer else min(d.retreats)
-    if closer and (here is None or best[0] >= here):
-        return None
-    return best[3]
-
-
-def _distances(variant: Variant, centre: str, army: bool) -> dict[str, int]:
-    """Province -> moves an army (or a fleet) needs to reach `centre`."""
-    game_map = variant.map
-    out = {centre: 0}
-    queue = deque([centre])
-    while queue:
-        prov = queue.popleft()
-        near = game_map.army.get(prov, ()) if army else game_map.sea_neighbours.get(prov, ())
-        for other in near:
-            if other not in out:
-                out[other] = out[prov] + 1
-                queue.append(other)
-    return out
 
 
 def _supply(variant: Variant, state: GameState, garrisons: Mapping[str, int]) -> tuple[dict[str, Unit], list[Unit]]:
