@@ -27,7 +27,7 @@ gm.example.toml at the top of the repository lists every setting with its defaul
     password = "..."
 
 Every key has an environment variable: GM_ADDRESS, GM_DATABASE_URL, GM_TIMEZONE, GM_DATA_DIR,
-GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_OUTBOX_SENDERS, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
+GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_OUTBOX_SENDERS, GM_PAGES_DIR, GM_HTTP_PORT, GM_PUBLIC_URL, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
 GM_IMAP_USER, GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs
 its own embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work
 together (an IMAP host without a login, say) are refused when loaded, not found out by a retrying
@@ -36,6 +36,7 @@ server.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -86,6 +87,12 @@ class Settings:
     outbox_senders: int | None = None  # outbox sender processes; default one a core, at most 4
     # Addresses that may make a game by mail (CREATE <game> <variant> <password>) and run it as its GM.
     trusted_masters: tuple[str, ...] = ()
+    # The games' web pages (gm.web): the folder gm serve writes them to after each adjudication
+    # (None: no pages), the port it serves that folder on (None: none; any web server may publish
+    # the folder instead), and the address they are published at (the results mail links to it).
+    pages_dir: Path | None = None
+    http_port: int | None = None
+    public_url: str | None = None
 
     imap_host: str | None = None
     imap_port: int | None = None  # default by TLS mode: 993 for ssl, else 143
@@ -140,6 +147,9 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_SCHEDULER_SECONDS": "scheduler_seconds",
     "GM_OUTBOX_SENDERS": "outbox_senders",
     "GM_TRUSTED_MASTERS": "trusted_masters",
+    "GM_PAGES_DIR": "pages_dir",
+    "GM_HTTP_PORT": "http_port",
+    "GM_PUBLIC_URL": "public_url",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
         for section in _SECTIONS
@@ -191,7 +201,7 @@ def _read_toml(path: Path) -> dict[str, object]:
     return flat
 
 
-_PORTS = {"imap_port", "smtp_port"}
+_PORTS = {"imap_port", "smtp_port", "http_port"}
 _INTS = {"max_mail_size", "replies_per_hour", "outbox_senders"}
 _DAYS = {"raw_mail_days"}
 _FLOATS = {"poll_seconds", "scheduler_seconds"}
@@ -255,6 +265,13 @@ def _convert(name: str, value: object, where: str) -> Any:
         return mode
     if name == "data_dir":
         return Path(value)
+    if name == "pages_dir":
+        return Path(value) if value.strip() else None
+    if name == "public_url":
+        url = value.strip().rstrip("/")
+        if url and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", url):
+            raise SettingsError(f"{where}: not a web address: {value!r}: give it as https://example.org/games")
+        return url or None
     if name in ("imap_host", "smtp_host", "imap_user", "smtp_user", "database_url"):
         return value.strip() or None
     return value
@@ -270,6 +287,10 @@ def _check(settings: Settings) -> None:
         ) from None
     if settings.database_url is not None:
         _check_database_url(settings.database_url)
+    if settings.http_port is not None and settings.pages_dir is None:
+        raise SettingsError(
+            "GM_HTTP_PORT (or http_port) is set but no folder of pages to serve: set GM_PAGES_DIR (or pages_dir) too"
+        )
     if not _is_address(settings.gm_address):
         raise SettingsError(
             f"the GM address {settings.gm_address!r} is not a mail address (GM_ADDRESS or gm_address): "

@@ -23,6 +23,13 @@ DRAW_RULES: tuple[DrawRule, ...] = ("gm", "dias", "named")
 # the GM, as on njudge.
 VotePolicy = Literal["secret", "public"]
 VOTE_POLICIES: tuple[VotePolicy, ...] = ("secret", "public")
+# The game's web pages (gm.web): in the index of games, left out of it (the pages are there for
+# whoever has the link), or none at all.
+PagesRule = Literal["listed", "unlisted", "private"]
+PAGES_RULES: tuple[PagesRule, ...] = ("listed", "unlisted", "private")
+# Broadcast press on the game's pages: none (the default: press stays in the players' mail) or shown.
+PressOnPages = Literal["none", "broadcast"]
+PRESS_ON_PAGES: tuple[PressOnPages, ...] = ("none", "broadcast")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 OPTION_KEY = "house_rules"
 
@@ -53,6 +60,8 @@ class HouseRules:
     last_year: int | None = None
     draw: DrawRule = "gm"
     draw_votes: VotePolicy = "secret"
+    pages: PagesRule = "listed"
+    pages_press: PressOnPages = "none"
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
@@ -119,6 +128,12 @@ class HouseRules:
         lines.append("Who proposed a draw, who voted how and who conceded: " + (
             "told to the GM only" if self.draw_votes == "secret"
             else "told to the players (a draw's votes to the powers voting on it) as to the GM"))
+        lines.append({
+            "listed": "Game pages (where the judge publishes them): listed in the index of games",
+            "unlisted": "Game pages (where the judge publishes them): for whoever has the link, not in the index",
+            "private": "Game pages: none (private)",
+        }[self.pages] + ("" if self.pages == "private" or self.pages_press == "none"
+                         else "; broadcast press is shown on them"))
         return lines
 
 
@@ -157,6 +172,11 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
         elif name == "draw_votes":
             if str(value).lower() not in VOTE_POLICIES:
                 raise HouseRuleError(f"draw_votes must be one of {', '.join(VOTE_POLICIES)}, not {value!r}")
+            values[name] = str(value).lower()
+        elif name in ("pages", "pages_press"):
+            allowed = PAGES_RULES if name == "pages" else PRESS_ON_PAGES
+            if str(value).lower() not in allowed:
+                raise HouseRuleError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
             values[name] = str(value).lower()
         elif name == "last_year":
             values[name] = None if str(value).strip().lower() in ("", "none", "no") else _count(value, name)
