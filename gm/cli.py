@@ -184,7 +184,7 @@ def _db_restore(args: argparse.Namespace) -> int:
 
 
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
-                    "remind_before", "absence_days", "draw", "draw_votes")
+                    "remind_before", "absence_days", "draw", "draw_votes", "pages", "pages_press")
 
 
 def _master_password(args: argparse.Namespace) -> str | None:
@@ -395,6 +395,33 @@ def _game_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_pages(args: argparse.Namespace) -> int:
+    """`gm game pages NAME --out DIR`: the game's web pages, and the index, written into DIR."""
+    from gm.web import paths
+    from gm.web.pages import game_pages
+    from gm.web.writer import index_entries, write_index, write_pages
+
+    out = Path(args.out)
+    with _stored_game(_load_settings(args), args.name, "game pages") as found:
+        if found is None:
+            return 2
+        session, game = found
+        name, shown, index = game.name, game_pages(session, game), index_entries(session)
+    if shown is None:
+        print(f"gm game pages: {name} is private (house rule pages): it has no pages", file=sys.stderr)
+        return 2
+    try:
+        written = write_pages(out, name, shown)
+        top = write_index(out, index)
+    except OSError as e:
+        print(f"gm game pages: cannot write into {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    page = out / paths.game_folder(name) / paths.game_page()
+    print(f"gm game pages: {name}: {written.pages} pages and {written.maps} maps written; open {page}"
+          + (f" (the index of games: {top})" if shown.listed else " (unlisted: not in the index)"))
+    return 0
+
+
 @contextmanager
 def _stored_game(settings: Settings, name: str, command: str) -> Iterator[tuple[Session, Game] | None]:
     """The game called `name`, in a transaction; None when no game can have that name or none
@@ -601,6 +628,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--draw-votes", dest="draw_votes", choices=("secret", "public"),
                        help="who proposed a draw, who voted how and who conceded: told to the GM only (secret, "
                             "the default, as on njudge) or to the players too (public)")
+    rules.add_argument("--pages", choices=("listed", "unlisted", "private"),
+                       help="the game's web pages: in the index of games (listed, the default), only for whoever "
+                            "has the link (unlisted), or none (private)")
+    rules.add_argument("--pages-press", dest="pages_press", choices=("none", "broadcast"),
+                       help="broadcast press on the game's web pages (default none)")
     game_new.add_argument("--master", action="append", metavar="ADDRESS", help="a GM's address: gets a copy of every results mail, with the secret allocations, and runs the game by mail with the GM password (may be repeated)")
     game_new.add_argument("--master-password-file", dest="master_password_file", metavar="FILE",
                           help="the GM password, read from FILE (- for standard input); default $GM_MASTER_PASSWORD, "
@@ -627,6 +659,12 @@ def build_parser() -> argparse.ArgumentParser:
     game_audit.add_argument("--count", type=int, metavar="N", help="the newest N entries (default 100)")
     game_audit.add_argument("--config", metavar="FILE", help=config_help)
     game_audit.set_defaults(func=_game_audit)
+    game_pages = game_sub.add_parser(
+        "pages", help="write the game's web pages (every adjudicated phase, no secret) and the index into a folder")
+    game_pages.add_argument("name", help="the game's name (case does not matter)")
+    game_pages.add_argument("--out", required=True, metavar="DIR", help="the folder (made if need be)")
+    game_pages.add_argument("--config", metavar="FILE", help=config_help)
+    game_pages.set_defaults(func=_game_pages)
     game_master = game_sub.add_parser(
         "master", help="run GM commands on a game, as by mail after SIGNON MASTER (HELP lists them)",
         description="Run GM command lines (each argument one line: 'ROLLBACK F1901M' 'ORDER France A Par-Bur' "

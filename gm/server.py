@@ -39,6 +39,8 @@ from gm.store.db import (
     upgrade,
 )
 from gm.store.passwords import PasswordVerifier
+from gm.web.publish import TICK_SECONDS as PAGES_TICK
+from gm.web.publish import http_server, keep_pages, serve_pages
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +123,9 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 registered=functools.partial(registered_addresses, session_factory),
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
+            # Bound now, so that a port in use stops the start with a clear word, not a task later.
+            pages_http = http_server(settings.pages_dir, settings.http_port) \
+                if settings.pages_dir is not None and settings.http_port else None
             async with asyncio.TaskGroup() as tasks:
                 if mailbox is None:
                     tasks.create_task(watcher.run(), name="inbox")
@@ -131,9 +136,15 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 tasks.create_task(purge_raw_mail_forever(session_factory, settings.raw_mail_days), name="retention")
                 tasks.create_task(
                     run_scheduler(session_factory, gm_address=settings.gm_address, on_mail=outbox.wake,
-                                  tick=settings.scheduler_seconds),
+                                  tick=settings.scheduler_seconds, public_url=settings.public_url),
                     name="deadlines",
                 )
+                if settings.pages_dir is not None:  # the games' web pages (gm.web)
+                    tasks.create_task(keep_pages(session_factory, settings.pages_dir,
+                                                 tick=max(settings.scheduler_seconds, PAGES_TICK)),
+                                      name="pages")
+                if pages_http is not None:
+                    tasks.create_task(serve_pages(pages_http), name="pages http")
     finally:
         engine.dispose()
 

@@ -1,0 +1,203 @@
+"""What a game's web pages show, read from the database: the game (variant, house rules, the
+powers and whether somebody plays each, never an address; status and next deadline), each
+adjudicated phase's public results, the centres year by year, and broadcast press where the
+game's house rules put it on the pages.
+
+The secrecy filter is the results mail's own: each phase is shown as game_mail.public_results
+gives it to a reader of no power (an observer), so that the pages never show more than a player
+who does not own an allocation sees; DP, IP, bids, banks and loans stay in the mail of their
+power and of the GM. Reading only: nothing here writes the database."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gm.engine.model import GameState
+from gm.engine.variant import Variant
+from gm.games import active_players, current_phase, major_powers, variant_of
+from gm.lifecycle.house_rules import HouseRules, rules_of
+from gm.lifecycle.phases import FINAL_KEY, position
+from gm.lifecycle.report import public_view
+from gm.mail.game_mail import deadline_text, public_results
+from gm.mail.press import describe as describe_press
+from gm.mail.press import press_kind
+from gm.mail.reply import PRESS_HEADING
+from gm.store.db import state_from_json
+from gm.store.models import Game, GamePhase, GameStatus, OutboundMail
+from gm.web import paths
+
+_EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/en/press.txt.j2)
+_PRESS_END = "\n\n-- end of press --"
+_GM_COPY = "(a copy for the GM"
+
+
+@dataclass
+class MapSource:
+    """A map a page shows: what it is drawn from (a stored phase's position, with its results or
+    not), and the file it is kept in (per palette)."""
+
+    name: str  # 'spring-1901-movement-orders': the file is maps/<name>.<palette>.png
+    state: GameState
+    report: dict[str, Any] | None  # the results drawn on it; None: the position alone
+    alt: str  # the text alternative; the page gives the orders as text beside it
+
+
+@dataclass
+class PhasePage:
+    label: str
+    page: str  # the file, relative to the game's folder
+    results: dict[str, Any]  # game_mail.public_results: the public results
+    orders_map: MapSource
+    after_map: MapSource | None  # the position the phase left
+    adjudicated_at: datetime | None
+    fingerprint: str = ""  # what the page is made of: unchanged, it is not written again
+
+
+@dataclass
+class GamePages:
+    """Everything the pages of one game show."""
+
+    name: str
+    variant_name: str  # gm.variants.REGISTRY's
+    variant: str  # its title
+    rules: HouseRules
+    listed: bool
+    lines: list[str]  # the house rules, press, as the start mail and INFO say them
+    status: str
+    deadline: str | None
+    powers: list[tuple[str, str]]  # (power, 'played' | 'open' | 'civil disorder')
+    phases: list[PhasePage]  # oldest first
+    now_map: MapSource | None  # the position now (or the one the game ended in)
+    now_label: str
+    chart: dict[str, Any]
+    press: list[dict[str, str]] = field(default_factory=list)
+
+
+def game_pages(session: Session, game: Game) -> GamePages | None:
+    """What `game`'s pages show; None when the game has none (house rule pages = private)."""
+    rules = rules_of(game.options)
+    if rules.pages == "private":
+        return None
+    variant = variant_of(game)
+    rows = list(session.scalars(select(GamePhase).where(GamePhase.game_id == game.id).order_by(GamePhase.seq)))
+    done = [r for r in rows if r.adjudicated_at is not None and r.results_json is not None]
+    current = next((r for r in reversed(rows) if r.adjudicated_at is None), None)
+    pages = [_phase(game, variant, row, rows) for row in done]
+    for before, page, after in zip([None, *pages], pages, [*pages[1:], None]):
+        page.fingerprint = "|".join(str(x) for x in (
+            page.label, page.adjudicated_at, page.results, before.label if before else "", after.label if after else ""))
+    now_map, now_label = _now_map(game, variant, current, done)
+    taken = {p.power: p for p in active_players(session, game) if p.power}
+    powers = [(p, "open" if p not in taken else "civil disorder" if taken[p].civil_disorder else "played")
+              for p in major_powers(session, game)]
+    lines = rules.describe(bidding=variant.has_bidding) + [f"Press: {describe_press(press_kind(game))}"]
+    return GamePages(
+        name=game.name, variant_name=variant.name, variant=variant.title, rules=rules, listed=rules.pages == "listed", lines=lines,
+        status=_status(game, current), deadline=_deadline(game, current, rules), powers=powers, phases=pages,
+        now_map=now_map, now_label=now_label, chart=centre_chart(variant, rows),
+        press=broadcast_press(session, game) if rules.pages_press == "broadcast" else [])
+
+
+def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
+    """A listed game's line in the index of games (None: unlisted or private)."""
+    if rules_of(game.options).pages != "listed":
+        return None
+    current = current_phase(session, game)
+    return {"name": game.name, "variant": variant_of(game).title,
+            "status": _status(game, current.row if current is not None else None),
+            "page": f"{paths.game_folder(game.name)}/{paths.game_page()}"}
+
+
+def _phase(game: Game, variant: Variant, row: GamePhase, rows: list[GamePhase]) -> PhasePage:
+    before = position(row)
+    report = public_view(row.results_json or {}, None)  # no secret allocation, not even on a map
+    name = paths.slug(row.label)
+    orders_map = MapSource(f"{name}-orders", before, report,
+                           f"The map of {row.label}: every order drawn with its result (the orders are listed as "
+                           "text below)")
+    after_map = None
+    later = next((r for r in rows if r.seq > row.seq), None)
+    final = report.get(FINAL_KEY)
+    if final is not None:
+        after_map = MapSource(f"{name}-final", state_from_json(final), None,
+                              "The map of the position the game ended in (the centres are listed as text below)")
+    elif later is not None:
+        after_map = MapSource(f"{name}-after", position(later), None,
+                              f"The map of the position after {row.label}: {later.label} (the centres are listed as "
+                              "text below)")
+    return PhasePage(label=row.label, page=paths.phase_page(row.label), results=public_results(game, variant, report, before),
+                     orders_map=orders_map, after_map=after_map, adjudicated_at=row.adjudicated_at)
+
+
+def _now_map(game: Game, variant: Variant, current: GamePhase | None, done: list[GamePhase]
+             ) -> tuple[MapSource | None, str]:
+    if current is not None:
+        return MapSource(f"{paths.slug(current.label)}-position", position(current), None,
+                         f"The map of the position now, {current.label}"), current.label
+    if done:
+        last = done[-1]
+        final = (last.results_json or {}).get(FINAL_KEY)
+        state = state_from_json(final) if final is not None else position(last)
+        return MapSource(f"{paths.slug(last.label)}-final", state, None,
+                         "The map of the position the game ended in"), "the end"
+    return None, ""
+
+
+def _status(game: Game, current: GamePhase | None) -> str:
+    if game.status == GameStatus.FORMING:
+        return "forming: taking players"
+    if game.status == GameStatus.FINISHED:
+        return "over" + (f": {game.outcome}" if game.outcome else "")
+    said = f"under way: {current.label}" if current is not None else "under way"
+    return said + (", paused by the GM" if game.paused_at is not None else "")
+
+
+def _deadline(game: Game, current: GamePhase | None, rules: HouseRules) -> str | None:
+    if game.status != GameStatus.ACTIVE or current is None or game.paused_at is not None:
+        return None
+    moment = current.deadline_at or game.deadline_at
+    return deadline_text(moment, rules.timezone) if moment is not None else None
+
+
+def centre_chart(variant: Variant, rows: list[GamePhase]) -> dict[str, Any]:
+    """Every great power's centres at the start and at the end of each year played (as the
+    year's last adjudicated phase left them), for the chart and the table beside it."""
+    done = [r for r in rows if r.adjudicated_at is not None and r.results_json]
+    if not rows:
+        return {"years": [], "powers": []}
+    years: list[str] = ["start"]
+    counts: list[dict[str, int]] = [dict(Counter(position(rows[0]).supply_centres.values()))]
+    by_year: dict[int, dict[str, int]] = {}
+    for row in done:
+        centres = row.results_json.get("centres") if row.results_json else None
+        if centres is not None:
+            by_year[position(row).phase.year] = centres
+    for year, centres in by_year.items():
+        years.append(variant.rules.year_label(year))
+        counts.append(centres)
+    powers = [{"name": p, "counts": [c.get(p, 0) for c in counts]} for p in variant.great_powers]
+    return {"years": years, "powers": powers}
+
+
+def broadcast_press(session: Session, game: Game) -> list[dict[str, str]]:
+    """The press broadcast to every power, oldest first, as the players read it (signed with the
+    sender's power, 'the GM', or 'anonymous'): never press to some powers only, nor the GM's copies."""
+    rows = session.scalars(select(OutboundMail).where(OutboundMail.game_id == game.id, OutboundMail.kind == "press")
+                           .order_by(OutboundMail.id))
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for row in rows:
+        body = row.body_text
+        key = (body, f"{row.created_at:%Y%m%d%H%M%S}")  # each player got the same text at once: one of them
+        if not body.startswith(PRESS_HEADING) or _EVERY_POWER not in body or _GM_COPY in body or key in seen:
+            continue
+        seen.add(key)
+        head, _, rest = body.partition("\n\n")
+        sender = head.splitlines()[1].removeprefix(f"{game.name}: press from ").rpartition(" to every power")[0]
+        out.append({"sender": sender, "text": rest.partition(_PRESS_END)[0], "at": f"{row.created_at:%Y-%m-%d %H:%M} UTC"})
+    return out

@@ -1,0 +1,137 @@
+"""The games' pages inside `gm serve`: after each adjudication (by the scheduler, a GM's PROCESS,
+a rollback, ...) the game's pages are written again, and the folder is served over HTTP when
+GM_HTTP_PORT asks for it.
+
+Which games changed is seen in one query a round, from what the pages show of them (status,
+deadline, house rules, phases, broadcast press): the pages follow every path that changes a game
+without any of them knowing of pages, and the game's life stays free of files. What the pages
+show is read in one transaction; the maps are drawn and the files written after it."""
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import logging
+import threading
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from gm.settings import SettingsError
+from gm.store.db import transaction
+from gm.store.models import Game, GamePhase, OutboundMail
+from gm.web.pages import game_pages
+from gm.web.writer import Written, index_entries, write_index, write_pages
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 2.0  # the longest between two looks at the games for a change
+
+
+def _fingerprints(session: Session) -> dict[int, str]:
+    """Game id -> what its pages are made of, in short: it changes whenever a page would."""
+    phases = (select(GamePhase.game_id, func.count(GamePhase.id), func.max(GamePhase.adjudicated_at),
+                     func.max(GamePhase.opened_at), func.max(GamePhase.deadline_at))
+              .group_by(GamePhase.game_id))
+    by_phase = {game_id: rest for game_id, *rest in session.execute(phases)}
+    press = dict(session.execute(select(OutboundMail.game_id, func.count(OutboundMail.id))
+                                 .where(OutboundMail.kind == "press").group_by(OutboundMail.game_id)).all())
+    out = {}
+    for game_id, name, status, deadline, paused, options, outcome in session.execute(
+            select(Game.id, Game.name, Game.status, Game.deadline_at, Game.paused_at, Game.options, Game.outcome)):
+        made_of = [name, status, deadline, paused, options, outcome, by_phase.get(game_id), press.get(game_id)]
+        out[game_id] = hashlib.sha256(json.dumps(made_of, sort_keys=True, default=str).encode()).hexdigest()
+    return out
+
+
+class Publisher:
+    """Keeps a folder of pages up to date with the database: `round()` writes the pages of every
+    game changed since the last round (all of them at the first), and the index."""
+
+    def __init__(self, session_factory: sessionmaker[Session], out: Path) -> None:
+        self.session_factory = session_factory
+        self.out = out
+        self.seen: dict[int, str] = {}
+
+    def round(self) -> Written:
+        done = Written()
+        with transaction(self.session_factory) as session:
+            now = _fingerprints(session)
+            changed = [game_id for game_id, made_of in now.items() if self.seen.get(game_id) != made_of]
+            if not changed and now.keys() == self.seen.keys():
+                return done
+            shown: list[tuple[str, Any]] = []
+            for game_id in changed:
+                game = session.get(Game, game_id)
+                if game is not None:
+                    shown.append((game.name, game_pages(session, game)))
+            index = index_entries(session)
+        for name, pages in shown:  # after the transaction: drawing maps takes a while
+            done.add(write_pages(self.out, name, pages))
+        done.files.append(write_index(self.out, index))
+        self.seen = now
+        return done
+
+
+async def keep_pages(session_factory: sessionmaker[Session], out: Path, *, tick: float = TICK_SECONDS) -> None:
+    """Write the pages of every game that changed, at least every `tick` seconds, until cancelled."""
+    publisher = Publisher(session_factory, out)
+    log.info("writing the games' pages to %s", out)
+    while True:
+        try:
+            done = await asyncio.to_thread(publisher.round)
+            if done.pages or done.maps or done.removed:
+                log.info("pages: %d pages and %d maps written, %d files removed", done.pages, done.maps, done.removed)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a page that cannot be written must not stop the judge: tried again next round
+            log.exception("pages: could not write the games' pages to %s; trying again", out)
+        await asyncio.sleep(tick)
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """The folder's files, and nothing else: no folder listing (it would name the unlisted
+    games), no hidden files."""
+
+    def list_directory(self, path: Any) -> None:  # type: ignore[override]
+        self.send_error(HTTPStatus.NOT_FOUND, "No such page")
+        return None
+
+    def send_head(self) -> Any:
+        if any(part.startswith(".") for part in unquote(self.path.split("?")[0]).split("/")):
+            self.send_error(HTTPStatus.NOT_FOUND, "No such page")
+            return None
+        return super().send_head()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the standard library's name)
+        log.debug("http: %s " + format, self.address_string(), *args)
+
+
+def http_server(folder: Path, port: int, host: str = "") -> ThreadingHTTPServer:
+    """An HTTP server of the folder's pages on `port` (0: any free one), not yet serving."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        return ThreadingHTTPServer((host, port), functools.partial(_Handler, directory=str(folder)))
+    except OSError as e:
+        raise SettingsError(f"GM_HTTP_PORT (or http_port) {port}: cannot serve the games' pages on it: "
+                            f"{e.strerror or e}: stop what uses that port, or set another") from None
+
+
+async def serve_pages(server: ThreadingHTTPServer) -> None:
+    """Serve (http_server's folder) over HTTP until cancelled."""
+    folder = getattr(server.RequestHandlerClass, "keywords", {}).get("directory", "")
+    host, port = server.server_address[:2]
+    thread = threading.Thread(target=server.serve_forever, name="pages http", daemon=True)
+    thread.start()
+    log.info("serving the games' pages from %s on http://%s:%d/", folder, host or "0.0.0.0", port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await asyncio.to_thread(server.shutdown)
+        server.server_close()
