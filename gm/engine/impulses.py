@@ -17,7 +17,9 @@ supports for the whole turn are added up", and so is the defence against it by t
 supports given in those impulses for the unit (or garrison) it attacks. Such a support counts
 unless it was cut or its unit dislodged in the impulse it was given. Hold strength itself is
 never totalled: a unit holding all turn defends with one (rule 10c's arithmetic for Switzerland
-requires it).
+requires it). A double-strength conflict is the whole turn's: a single move ordered into the
+space in an earlier impulse waits for it and is decided with it, its unit standing meanwhile
+(gm/engine/wholeturn.py).
 
 A convoyed move carries as many strength points as its fleets number (rule 8: "one fleet
 required per strength point convoyed per impulse").
@@ -32,8 +34,8 @@ Retreats are ordered with the moves and made after the impulse of the attack. A 
 with no retreat ordered goes one space toward the nearest centre its power owns, home centres
 first on a tie, then in alphabetical order; one that can get no closer is disbanded (rule 5).
 Leaders (units with Unit.leader) never go for want of a retreat order: with none they retreat
-all the same, and may displace an army of their power, which retreats in its turn (rule 7). gm/engine/impulse_retreats.py
-makes them.
+all the same, and may displace an army of their power, which retreats in its turn (rule 7).
+gm/engine/impulse_retreats.py makes them.
 
 Where fleets stand apart from land units (Rules.separate_fleets, rule 8), each impulse is
 resolved in two layers: the fleets first (they fight only fleets; a convoy holds there), then
@@ -65,6 +67,7 @@ from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.impulse_retreats import retreat_after_impulse
 from gm.engine.variant import Variant
+from gm.engine.wholeturn import Carry, carried_support, conflict_reason, double_attacks_on, supports_again, waiting_move
 
 GARRISONS_LOST = "garrisons_lost"  # GameState.extra: garrisoned spaces a unit has occupied (sorted list)
 
@@ -87,15 +90,8 @@ class _Plan:
     steps: list[tuple[int, Order, int, int]]
     at: str | None  # the province the unit is in now; None once it is gone
     done: bool = False  # dislodged: its later steps are dropped
-
-
-@dataclass
-class _Carry:
-    """A single support given in an earlier impulse for a move made later at double strength."""
-
-    supporter: Unit
-    mover: _Plan
-    dest: str  # province
+    waits: str | None = None  # its move into this province waits for a double-strength conflict,
+    until: int = 0  # decided in this impulse
 
 
 class ImpulseMovement(MultiMovement):
@@ -334,7 +330,11 @@ class _Turn:
         self.dislodged: dict[str, Dislodged] = {}
         self.disbanded: list[Unit] = []
         self.used_retreats: set[int] = set()
-        self.carries: list[_Carry] = []
+        self.carries: list[Carry] = []
+        # Moves waiting for a double-strength conflict: (plan key, its result's index, the move,
+        # the impulse it is decided in).
+        self.waiting: list[tuple[tuple[str, str], int, Order, int]] = []
+        self.conflicts: set[tuple[str, str]] = set()  # (layer, space) of the conflicts decided in this impulse
         # Single hold supports given before the impulse of a double-strength attack on their
         # unit (or garrison), which stood: (province, the unit there then or None).
         self.held: list[tuple[str, Unit | None]] = []
@@ -372,7 +372,14 @@ class _Turn:
         land, sea = _layers(self.units) if self.layered else (self.units, {})
         steps: dict[str, list[tuple[tuple[str, str], int, Order, int]]] = {LAND: [], SEA: []}
         by_location = {(plan.at, key[1]): plan for key, plan in self.plans.items() if plan.at is not None and not plan.done}
-        pending_carries: list[tuple[tuple[str, str], int, _Carry]] = []
+        pending_carries: list[tuple[tuple[str, str], int, Carry]] = []
+        waits: dict[tuple[str, str], tuple[Order, int]] = {}
+        for key, plan in self.plans.items():  # first, so that supports given now know which moves wait
+            if not plan.done and plan.at is not None and impulse < self.variant.rules.impulses:
+                wait = waiting_move(v.map, self.plans, key, impulse)
+                if wait is not None:
+                    waits[key] = wait
+                    plan.waits, plan.until = province_of(wait[0].dest), wait[1]  # type: ignore[attr-defined]
         for key, plan in self.plans.items():
             if plan.done or plan.at is None:
                 continue
@@ -382,6 +389,10 @@ class _Turn:
                 if when != impulse:
                     continue
                 shown = Step(step.power, step.unit_type, plan.unit.location, step, impulse, points)
+                if plan.waits is not None and (key not in waits or waits[key][0] is not step):
+                    out.append(OrderResult(shown, Result.VOID, f"its move into {v.map.name(plan.waits)} waits for the end "
+                                           "of the turn, where the double-strength attack on it is decided: it stands"))
+                    continue
                 if step.province != plan.at:
                     out.append(OrderResult(shown, Result.VOID, f"the unit is in {v.map.name(plan.at)}, not there, "
                                                                "after the impulse before: it stands"))
@@ -391,21 +402,33 @@ class _Turn:
                 if why:
                     out.append(OrderResult(shown, Result.VOID, why))
                     continue
-                carried = _carried_support({loc: p for (loc, lay), p in by_location.items() if lay == layer},
-                                           step, points, impulse)
+                if key in waits and waits[key][0] is step:  # decided with the double-strength conflict
+                    self.waiting.append((key, len(out), step, waits[key][1]))
+                    out.append(OrderResult(shown, Result.VOID, ""))  # filled in then
+                    continue
+                carried = carried_support({loc: p for (loc, lay), p in by_location.items() if lay == layer},
+                                          step, points, impulse)
                 if carried is not None:  # counted with the move, if it stands after this impulse
+                    dest = province_of(step.dest)  # type: ignore[attr-defined]
+                    if supports_again(plan, carried, dest, impulse):
+                        out.append(OrderResult(shown, Result.SUCCEEDS, "counted once, with the same unit's support of "
+                                               "this move at the end of the turn: a single move takes one support from a unit"))
+                        continue
                     supporter = (land if layer == LAND else sea)[step.province]
-                    pending_carries.append((key, len(out), _Carry(supporter, carried, province_of(step.dest))))  # type: ignore[attr-defined]
+                    pending_carries.append((key, len(out), Carry(supporter, carried, dest)))
                     out.append(OrderResult(shown, Result.SUCCEEDS, ""))
                     continue
                 if _crosses(self.rough, step):
                     points = 1  # two points at single strength
                 if layer == LAND and points == 1 and type(step) is SupportHold and \
-                        _double_attack_on(self.plans, step.target, impulse):  # type: ignore[attr-defined]
+                        double_attacks_on(self.plans, step.target, impulse, LAND):  # type: ignore[attr-defined]
                     # Counted again in the double-strength conflict to come, if it stands now.
                     self.pending_holds.append((key, len(out), step.target, land.get(step.target)))  # type: ignore[attr-defined]
                 steps[layer].append((key, len(out), step, points))
                 out.append(OrderResult(shown, Result.VOID, ""))  # filled in below
+        deciding = self._decided_now(impulse)
+        for key, k, step, _ in deciding:
+            steps[key[1]].append((key, k, step, 1))
         sea_after, sea_dislodged, sea_contested, convoying = sea, {}, frozenset(), {}
         if steps[SEA]:
             sea_after, sea_dislodged, sea_contested, convoying = self._fleets(sea, steps[SEA])
@@ -456,21 +479,21 @@ class _Turn:
         movement = ImpulseMovement(v, now, orders, factor, {}, {}, frozenset())
         outcome, after, dislodged = movement.outcome_report()
         convoying: dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]] = {}
-        for (key, k, step, _), r in zip(steps, outcome):
+        for i, ((key, k, step, _), r) in enumerate(zip(steps, outcome)):
             shown = self.step_results[key][k].order
             if type(step) is Convoy and step.province not in dislodged:
                 convoying[step.province] = (after[step.province], (key, k, step))
                 continue
             if type(step) is Convoy:
                 r = OrderResult(step, Result.FAILS, "the convoying fleet was dislodged")
-            self.step_results[key][k] = OrderResult(shown, r.result, r.reason)
+            self.step_results[key][k] = OrderResult(shown, r.result, self._explained(movement, SEA, i, step, r))
         self._follow(movement, dislodged, SEA)
         contested = movement.contested(after) if dislodged else frozenset()
         return after, dislodged, contested, convoying
 
     def _land(self, land: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]],
               convoying: Mapping[str, tuple[Unit, tuple[tuple[str, str], int, Order]]],
-              pending_carries: list[tuple[tuple[str, str], int, _Carry]]) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
+              pending_carries: list[tuple[tuple[str, str], int, Carry]]) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
         """The land units' layer, with the fleets that convoy standing in their seas."""
         v = self.variant
         owners = list(steps) + [(key, k, step, 1) for _, (key, k, step) in convoying.values()]
@@ -495,9 +518,9 @@ class _Turn:
         now = _board(self.state, units)
         movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough, held)
         outcome, after, dislodged = movement.outcome_report()
-        for (key, k, _, _), r in zip(owners, outcome):
+        for i, ((key, k, step, _), r) in enumerate(zip(owners, outcome)):
             shown = self.step_results[key][k].order
-            self.step_results[key][k] = OrderResult(shown, r.result, r.reason)
+            self.step_results[key][k] = OrderResult(shown, r.result, self._explained(movement, LAND, i, step, r))
         for key, k, prov, defender in self.pending_holds:
             if self.step_results[key][k].result is Result.SUCCEEDS:
                 self.held.append((prov, defender))
@@ -507,7 +530,9 @@ class _Turn:
             shown = self.step_results[key][k].order
             if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):
                 kept.append(carry)
-                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength")
+                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength"
+                                                        if carry.mover.waits != carry.dest else
+                                                        "counted with the move, decided at the end of the turn")
             else:
                 self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
         self.carries = [c for c in self.carries if not c.mover.done] + kept
@@ -520,6 +545,31 @@ class _Turn:
                 del self.garrisons[prov]
         contested = movement.contested(after) if dislodged else frozenset()
         return after, dislodged, contested
+
+    def _decided_now(self, impulse: int) -> list[tuple[tuple[str, str], int, Order, int]]:
+        """The waiting moves decided in this impulse, with their double-strength conflicts; those
+        whose unit was dislodged meanwhile fail."""
+        now, later = [], []
+        for entry in self.waiting:
+            key, k, step, when = entry
+            plan = self.plans[key]
+            if when != impulse:
+                later.append(entry)
+            elif plan.done or plan.at is None:
+                self.step_results[key][k] = OrderResult(self.step_results[key][k].order, Result.FAILS,
+                                                        "its unit was dislodged before the end of the turn, where this "
+                                                        "move was to be decided")
+            else:
+                now.append(entry)
+        self.waiting = later
+        self.conflicts = {(key[1], province_of(step.dest)) for key, _, step, _ in now}  # type: ignore[attr-defined]
+        return now
+
+    def _explained(self, movement: ImpulseMovement, layer: str, i: int, step: Order, r: OrderResult) -> str:
+        """A move's result reason, in words for a double-strength conflict decided now."""
+        if type(step) is not Move or r.result is Result.VOID or (layer, province_of(step.dest)) not in self.conflicts:  # type: ignore[attr-defined]
+            return r.reason
+        return conflict_reason(movement, i, r.result is Result.SUCCEEDS, r.reason)
 
     def _follow(self, movement: ImpulseMovement, dislodged: Mapping[str, Dislodged], layer: str) -> None:
         """Plans follow their units: to where they moved; dropped where dislodged."""
@@ -673,27 +723,6 @@ def _rough_refusal(variant: Variant, rough: frozenset[str], step: Order, points:
     if points < 2 and _crosses(rough, step):
         return "an action across the border of a rough space takes two impulses at single strength: write it (x2)"
     return ""
-
-
-def _carried_support(by_location: Mapping[str | None, _Plan], step: Order, points: int, impulse: int) -> _Plan | None:
-    """The plan of the unit whose move `step` supports, when that move is made in a later impulse
-    at double strength spanning this one; None when the support is made now."""
-    if type(step) is not SupportMove or points != 1:
-        return None
-    plan = by_location.get(step.target)  # type: ignore[attr-defined]
-    return plan if plan is not None and _double_move(plan, province_of(step.dest), impulse) else None  # type: ignore[attr-defined]
-
-
-def _double_attack_on(plans: Mapping[tuple[str, str], _Plan], province: str, impulse: int) -> bool:
-    """Is a move at double strength into `province` made after this impulse, spanning it?"""
-    return any(not plan.done and _double_move(plan, province, impulse) for plan in plans.values())
-
-
-def _double_move(plan: _Plan, dest: str, impulse: int) -> bool:
-    """Does `plan` move its unit into `dest` at double strength in a later impulse, with points
-    spent in this one?"""
-    return any(n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == dest  # type: ignore[attr-defined]
-               for when, step, n, first in plan.steps)
 
 
 def _supply(variant: Variant, state: GameState, garrisons: Mapping[str, int]) -> tuple[dict[str, Unit], list[Unit]]:

@@ -1,0 +1,126 @@
+"""Double-strength conflicts in a turn of impulses (gm/engine/impulses.py; 1700AD II, rule 4:
+"when a unit is using its double strength capability, all attacks and supports for the whole turn
+are added up and compared to all holds/attacks and supports with the greatest number
+succeeding"). Pure.
+
+A move at double strength spans the impulses of its points and is made in the last of them. Its
+conflict is the whole turn's:
+
+* a single support given in an earlier impulse for it counts with it (a Carry), unless cut or
+  its unit dislodged in the impulse it was given; so does a single hold support given then for
+  the unit it attacks;
+* a single move ordered into the same space in an earlier impulse is not made in its impulse: it
+  waits for the double move's, and is decided there with it and every other attack on the space.
+  Its unit stands meanwhile and makes no later step; its supports of the earlier impulse are
+  carried to it as to a double move. A unit dislodged in the conflict retreats after it (rule 5:
+  "after the impulse (or turn, in double impulse conflicts) of the attack").
+
+What a step's plan must offer (impulses._Plan): `steps` as (impulse made in, step, points, first
+impulse spanned), `at` (where its unit is now, None once gone), `done` (dislodged), `waits` (the
+space its waiting move is decided in, or None) and `until` (the impulse it is decided in).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+from gm.engine.graph import GameMap
+from gm.engine.model import Unit, province_of
+from gm.engine.orders import Move, Order, SupportMove
+
+if TYPE_CHECKING:
+    from gm.engine.multiple import MultiMovement
+
+Plan = Any  # impulses._Plan (see above): typed loosely, as impulses imports this module
+
+
+@dataclass
+class Carry:
+    """A single support given in an earlier impulse for a move decided later: one made at double
+    strength, or one waiting for a double-strength conflict."""
+
+    supporter: Unit
+    mover: Plan
+    dest: str  # province
+
+
+def double_move(plan: Plan, dest: str, impulse: int) -> bool:
+    """Does `plan` move its unit into `dest` at double strength in a later impulse, with points
+    spent in this one?"""
+    return any(n > 1 and first <= impulse < when and type(step) is Move and province_of(step.dest) == dest  # type: ignore[attr-defined]
+               for when, step, n, first in plan.steps)
+
+
+def double_attacks_on(plans: Mapping[tuple[str, str], Plan], province: str, impulse: int, layer: str) -> list[int]:
+    """The later impulses in which the layer's units still in play are ordered to move into
+    `province` at double strength (empty: none). A leader's double step after a first one counts:
+    he too is "using his double strength capability"."""
+    return [when for (_, lay), plan in plans.items() if lay == layer and not plan.done
+            for when, step, n, _ in plan.steps
+            if n > 1 and impulse < when and type(step) is Move and province_of(step.dest) == province]  # type: ignore[attr-defined]
+
+
+def waiting_move(game_map: GameMap, plans: Mapping[tuple[str, str], Plan], key: tuple[str, str], impulse: int
+                 ) -> tuple[Order, int] | None:
+    """The plan's single move of this impulse that must wait for a double-strength conflict on its
+    space, and the impulse it is decided in; None when it is made now. A move by convoy keeps its
+    impulse: its fleets convoy in that one."""
+    plan = plans[key]
+    for when, step, n, _ in plan.steps:
+        if when != impulse or n != 1 or type(step) is not Move or step.via_convoy or step.province != plan.at:  # type: ignore[attr-defined]
+            continue
+        dest = province_of(step.dest)  # type: ignore[attr-defined]
+        if dest not in game_map.all_neighbours.get(step.province, ()):
+            continue
+        later = double_attacks_on({k: p for k, p in plans.items() if k != key}, dest, impulse, key[1])
+        if later:
+            return step, max(later)
+    return None
+
+
+def carried_support(by_location: Mapping[str | None, Plan], step: Order, points: int, impulse: int) -> Plan | None:
+    """The plan of the unit whose move `step` supports, when that move is decided in a later
+    impulse (made at double strength spanning this one, or waiting for such a conflict); None
+    when the support is given now."""
+    if type(step) is not SupportMove or points != 1:
+        return None
+    plan = by_location.get(step.target)  # type: ignore[attr-defined]
+    if plan is None:
+        return None
+    dest = province_of(step.dest)  # type: ignore[attr-defined]
+    return plan if (plan.waits == dest and impulse < plan.until) or double_move(plan, dest, impulse) else None
+
+
+def supports_again(plan: Plan, mover: Plan, dest: str, impulse: int) -> bool:
+    """Does `plan`'s unit support `mover`'s waiting move again in a later impulse? Its supports
+    then count once: a single move takes one support from a unit ("a double strength support for
+    a single impulse move ... would only count as a single support")."""
+    return mover.waits == dest and any(
+        when > impulse and type(step) is SupportMove and province_of(step.dest) == dest  # type: ignore[attr-defined]
+        and step.target == mover.at for when, step, _, _ in plan.steps)  # type: ignore[attr-defined]
+
+
+def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: str) -> str:
+    """What became of move i, one of a double-strength conflict decided at the end of the turn, in
+    a player's words: the strengths compared, whole turn's supports included."""
+    name = movement.map.name
+    dest = movement.dst[i]
+    here = movement.attack_strength(i)
+    rivals = sorted(((movement.prevent_strength(j), j) for j in movement.moves_to.get(dest, ()) if j != i),  # type: ignore[arg-type]
+                    key=lambda r: (-r[0], r[1]))
+    if succeeded and not rivals and not movement.hold_strength(dest):  # type: ignore[arg-type]
+        return f"entered {name(dest)} at the end of the turn: no other attack on it was made, in the whole-turn comparison"
+    if succeeded:
+        beaten = ", ".join(f"{_attack(movement, j)} ({n})" for n, j in rivals if n)
+        return (f"entered {name(dest)} in the whole-turn comparison of the double-strength conflict: "
+                f"{here} against " + (beaten if beaten else f"a defence of {movement.hold_strength(dest)}"))  # type: ignore[arg-type]
+    if rivals and rivals[0][0] >= here > 0:
+        n, j = rivals[0]
+        return f"bounced in {name(dest)} against {_attack(movement, j)} in the whole-turn comparison ({here} against {n})"
+    return f"{reason}, in the whole-turn comparison of the double-strength conflict ({here} against a defence of " \
+           f"{movement.hold_strength(dest)})" if here else reason  # type: ignore[arg-type]
+
+
+def _attack(movement: MultiMovement, j: int) -> str:
+    kind = "the double-strength attack" if movement.weight[j] > 1 else "the attack"
+    return f"{kind} from {movement.map.name(movement.src[j])}"
