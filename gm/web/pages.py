@@ -34,6 +34,7 @@ from gm.web import paths
 _EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/en/press.txt.j2)
 _PRESS_END = "\n\n-- end of press --"
 _GM_COPY = "(a copy for the GM"
+_BATCHED = f"\n{'-' * 72}\n"  # between the press blocks of one mail
 
 
 @dataclass
@@ -186,18 +187,25 @@ def centre_chart(variant: Variant, rows: list[GamePhase]) -> dict[str, Any]:
 
 def broadcast_press(session: Session, game: Game) -> list[dict[str, str]]:
     """The press broadcast to every power, oldest first, as the players read it (signed with the
-    sender's power, 'the GM', or 'anonymous'): never press to some powers only, nor the GM's copies."""
-    rows = session.scalars(select(OutboundMail).where(OutboundMail.game_id == game.id, OutboundMail.kind == "press")
+    sender's power, 'the GM', or 'anonymous'): never press to some powers only, nor the GM's
+    copies. Press is kept only as the mail that relayed it: read from the players' copies, each
+    press of a mail with several (gm.mail.press.batched) apart."""
+    rows = session.scalars(select(OutboundMail).where(OutboundMail.kind == "press",
+                                                      OutboundMail.subject.startswith(f"[{game.name}] "))
                            .order_by(OutboundMail.id))
     seen: set[tuple[str, str]] = set()
     out = []
     for row in rows:
-        body = row.body_text
-        key = (body, f"{row.created_at:%Y%m%d%H%M%S}")  # each player got the same text at once: one of them
-        if not body.startswith(PRESS_HEADING) or _EVERY_POWER not in body or _GM_COPY in body or key in seen:
-            continue
-        seen.add(key)
-        head, _, rest = body.partition("\n\n")
-        sender = head.splitlines()[1].removeprefix(f"{game.name}: press from ").rpartition(" to every power")[0]
-        out.append({"sender": sender, "text": rest.partition(_PRESS_END)[0], "at": f"{row.created_at:%Y-%m-%d %H:%M} UTC"})
+        at = f"{row.created_at:%Y-%m-%d %H:%M} UTC"
+        for block in row.body_text.split(_BATCHED):
+            key = (block, f"{row.created_at:%Y%m%d%H%M%S}")  # each player got the same text at once: one of them
+            if not block.startswith(PRESS_HEADING) or _EVERY_POWER not in block or _GM_COPY in block or key in seen:
+                continue
+            seen.add(key)
+            head, _, rest = block.partition("\n\n")
+            lines = head.splitlines()
+            if len(lines) != 2 or not lines[1].startswith(f"{game.name}: press from "):
+                continue
+            sender = lines[1].removeprefix(f"{game.name}: press from ").rpartition(" to every power")[0]
+            out.append({"sender": sender, "text": rest.partition(_PRESS_END)[0], "at": at})
     return out

@@ -23,6 +23,7 @@ from urllib.parse import unquote
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from gm.lifecycle.house_rules import OPTION_KEY
 from gm.settings import SettingsError
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OutboundMail
@@ -40,12 +41,13 @@ def _fingerprints(session: Session) -> dict[int, str]:
                      func.max(GamePhase.opened_at), func.max(GamePhase.deadline_at))
               .group_by(GamePhase.game_id))
     by_phase = {game_id: rest for game_id, *rest in session.execute(phases)}
-    press = dict(session.execute(select(OutboundMail.game_id, func.count(OutboundMail.id))
-                                 .where(OutboundMail.kind == "press").group_by(OutboundMail.game_id)).all())
+    # Press is kept as the mail that relayed it, under no game: any press may be new broadcast press.
+    press = session.scalar(select(func.max(OutboundMail.id)).where(OutboundMail.kind == "press"))
     out = {}
     for game_id, name, status, deadline, paused, options, outcome in session.execute(
             select(Game.id, Game.name, Game.status, Game.deadline_at, Game.paused_at, Game.options, Game.outcome)):
-        made_of = [name, status, deadline, paused, options, outcome, by_phase.get(game_id), press.get(game_id)]
+        shows_press = ((options or {}).get(OPTION_KEY) or {}).get("pages_press") == "broadcast"
+        made_of = [name, status, deadline, paused, options, outcome, by_phase.get(game_id), shows_press and press]
         out[game_id] = hashlib.sha256(json.dumps(made_of, sort_keys=True, default=str).encode()).hexdigest()
     return out
 
