@@ -255,3 +255,63 @@ def test_a_leader_beside_fleets_is_written_and_read_back() -> None:
     with_fleets = state.with_(units={**state.units, "GOT": Unit("Swedish", UnitType.FLEET, "GOT", 2, 1, 0, "CXII")})
     assert str(with_fleets.units["GOT"]) == "CXII/2F GOT"
     assert state_from_json(state_to_json(with_fleets)).units["GOT"] == with_fleets.units["GOT"]
+
+
+def test_a_single_move_bounces_against_a_double_attack_in_the_whole_turn_comparison() -> None:
+    assert steps("ad.whole.1") == [
+        ("A FIN - KAR", 2, Result.SUCCEEDS,
+         "entered Karelia in the whole-turn comparison of the double-strength conflict: 2 against the attack from Vologda (1)"),
+        ("A VOL - KAR", 1, Result.FAILS,
+         "bounced in Karelia against the double-strength attack from Finland in the whole-turn comparison (1 against 2)"),
+    ]
+    assert adj("ad.whole.1").dislodged == {}
+
+
+def test_the_whole_turn_comparison_counts_the_supports_of_both_impulses() -> None:
+    shown = {(s[0], s[1]): s[2:] for s in steps("ad.whole.3")}
+    assert shown[("A VOL - KAR", 1)] == (Result.SUCCEEDS, "entered Karelia in the whole-turn comparison of the "
+                                         "double-strength conflict: 3 against the double-strength attack from Finland (2)")
+    assert shown[("A NOV S A VOL - KAR", 1)] == (Result.SUCCEEDS, "counted with the move, decided at the end of the turn")
+    assert shown[("A FIN - KAR", 2)] == (Result.FAILS, "bounced in Karelia against the attack from Vologda in the "
+                                         "whole-turn comparison (2 against 3)")
+    once = [s for s in steps("ad.whole.4") if s[0] == "A NOV S A VOL - KAR"]
+    assert once[0][1:3] == (1, Result.SUCCEEDS) and once[0][3].startswith("counted once")
+    cut = {(s[0], s[1]): s[2] for s in steps("ad.whole.6")}
+    assert cut[("A LIV S A FIN - KAR", 1)] is Result.CUT
+
+
+def test_a_unit_whose_move_waits_makes_no_later_step() -> None:
+    (second,) = [s for s in steps("ad.whole.12") if s[1] == 2 and s[0].startswith("A KAR")]
+    assert second == ("A KAR - LIV", 2, Result.VOID, "its move into Karelia waits for the end of the turn, where the "
+                                                      "double-strength attack on it is decided: it stands")
+    alone = [s for s in steps("ad.whole.13") if s[0] == "A VOL - KAR"]
+    assert alone == [("A VOL - KAR", 1, Result.SUCCEEDS, "entered Karelia at the end of the turn: no other attack on it "
+                                                          "was made, in the whole-turn comparison")]
+    gone = [s for s in steps("ad.whole.21") if s[0] == "A VOL - KAR"]
+    assert gone[0][2] is Result.FAILS and "dislodged before the end of the turn" in gone[0][3]
+
+
+def test_a_unit_dislodged_in_a_whole_turn_conflict_retreats_after_the_turn() -> None:
+    a = adj("ad.whole.17")
+    assert a.dislodged["KAR"].attacker_from == "VOL"
+    retreats = [(str(r.order), r.result) for r in a.results if type(r.order) is Retreat]
+    assert retreats == [("A KAR R LIV", Result.SUCCEEDS)]  # Livonia, left by the Russian supporter in the second impulse
+
+
+def test_the_case_report_says_a_move_waited() -> None:
+    rows = order_results(run("ad.whole.11"))
+    vol = next(r for r in rows if r["order"].startswith("A VOL"))
+    assert "whole-turn comparison" in vol["reason"] and "waits for the end of the turn" in vol["reason"]
+
+
+def test_the_results_mail_says_what_the_whole_turn_comparison_did() -> None:
+    from gm.lifecycle.report import build_report
+    from gm.mail import game_mail
+    from gm.store.models import Game
+
+    case = run("ad.whole.1")
+    report = build_report(V, case.state, adj("ad.whole.1"), game="y1700", label=V.phase_label(case.state.phase), late=[])
+    text = game_mail.results_text(Game(id=7, name="y1700", variant="1700ad", options={}), V, report, "Russians")
+    assert "A VOL - KAR (impulse 1)      fails: bounced in Karelia against the double-strength attack from Finland " \
+           "in the whole-turn comparison (1 against 2)" in text
+    assert "A FIN - KAR (x2) (impulse 2) succeeds (entered Karelia in the whole-turn comparison" in text
