@@ -46,8 +46,13 @@ class Move(Order):
     # Multiple units: the unit joins the power's unit in `dest`, or its other units merging there,
     # rather than standing them off (MERGE; an army's E(mbark) onto its fleet at sea).
     merge: bool = False
+    # An army boarding its fleet, with the fleet's moves written beside it ('A TUN E F BOT - ION -
+    # AEG'): the fleet's order where it has no other.
+    carrier: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __str__(self) -> str:
+        if self.carrier:
+            return f"{self._unit()} E F {' - '.join((self.dest, *self.carrier))}"
         return f"{self._unit()} - {self.dest}" + (" VIA CONVOY" if self.via_convoy else "") + (" MERGE" if self.merge else "")
 
 

@@ -369,8 +369,9 @@ def test_second_move_spellings(text: str, expected: str) -> None:
 
 def test_second_moves_only_where_the_rules_have_them() -> None:
     standard = load_variant("standard")
-    assert str(parse_order(standard, "F NTH - ENG - MAO", "England", PhaseKind.MOVEMENT, None).order) == \
-        "F NTH - MAO VIA CONVOY"
+    # Elsewhere a fleet's route is no second move, and no convoy either: only armies are convoyed.
+    assert parse_order(standard, "F NTH - ENG - MAO", "England", PhaseKind.MOVEMENT, None).error == \
+        "a fleet cannot be convoyed: F NTH - ENG - MAO"
     assert parse_order(V, "F NTH - ENG THEN ENG - MAO THEN NAO", "England", PhaseKind.MOVEMENT, None).order is None
 
 

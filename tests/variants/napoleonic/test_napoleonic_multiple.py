@@ -220,7 +220,7 @@ def test_the_position_is_stored_whole() -> None:
     ("A Mar merges into Burgundy", "A MAR - BUR MERGE"),
     ("A(Wal) E ENG", "A WAL - ENG MERGE"),
     ("A Wales embarks on F English Channel", "A WAL - ENG MERGE"),
-    ("A(Tun) E F(BOT)-ION", "A TUN - BOT MERGE"),
+    ("A(Tun) E F(BOT)-ION", "A TUN E F BOT - ION"),
     ("A(ION) D Bal", "A ION - BAL"),
     ("A/F Ionian Sea lands Balkans", "A/F ION - BAL"),
     ("F(NTH)-ENG-MAO", "F NTH - ENG - MAO"),
