@@ -372,7 +372,7 @@ class _Turn:
         land, sea = _layers(self.units) if self.layered else (self.units, {})
         steps: dict[str, list[tuple[tuple[str, str], int, Order, int]]] = {LAND: [], SEA: []}
         by_location = {(plan.at, key[1]): plan for key, plan in self.plans.items() if plan.at is not None and not plan.done}
-        pending_carries: list[tuple[tuple[str, str], int, Carry]] = []
+        pending_carries: dict[str, list[tuple[tuple[str, str], int, Carry]]] = {LAND: [], SEA: []}
         waits: dict[tuple[str, str], tuple[Order, int]] = {}
         for key, plan in self.plans.items():  # first, so that supports given now know which moves wait
             if not plan.done and plan.at is not None and impulse < self.variant.rules.impulses:
@@ -415,7 +415,7 @@ class _Turn:
                                                "this move at the end of the turn: a single move takes one support from a unit"))
                         continue
                     supporter = (land if layer == LAND else sea)[step.province]
-                    pending_carries.append((key, len(out), Carry(supporter, carried, dest)))
+                    pending_carries[layer].append((key, len(out), Carry(supporter, carried, dest, layer)))
                     out.append(OrderResult(shown, Result.SUCCEEDS, ""))
                     continue
                 if _crosses(self.rough, step):
@@ -430,9 +430,9 @@ class _Turn:
         for key, k, step, _ in deciding:
             steps[key[1]].append((key, k, step, 1))
         sea_after, sea_dislodged, sea_contested, convoying = sea, {}, frozenset(), {}
-        if steps[SEA]:
-            sea_after, sea_dislodged, sea_contested, convoying = self._fleets(sea, steps[SEA])
-        land_after, land_dislodged, land_contested = self._land(land, steps[LAND], convoying, pending_carries)
+        if steps[SEA] or pending_carries[SEA]:
+            sea_after, sea_dislodged, sea_contested, convoying = self._fleets(sea, steps[SEA], pending_carries[SEA])
+        land_after, land_dislodged, land_contested = self._land(land, steps[LAND], convoying, pending_carries[LAND])
         self._retreats(land_after, land_contested, land_dislodged, LAND)
         if self.layered:
             for prov, unit in self.units_land.items():
@@ -468,7 +468,8 @@ class _Turn:
                 return f"at most {limit} fleets stand in {name}: split the {moving} (e.g. '{limit}F {step.location} - {dest}')"
         return ""
 
-    def _fleets(self, sea: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]]
+    def _fleets(self, sea: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]],
+                pending_carries: list[tuple[tuple[str, str], int, Carry]]
                 ) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str], dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]]]:
         """The fleets' layer: convoys hold here (they carry armies in the land layer)."""
         v = self.variant
@@ -476,7 +477,7 @@ class _Turn:
         orders = _merged(v, sea, orders)
         factor = {i: n for i, (_, _, _, n) in enumerate(steps)}
         now = _board(self.state, sea)
-        movement = ImpulseMovement(v, now, orders, factor, {}, {}, frozenset())
+        movement = ImpulseMovement(v, now, orders, factor, {}, self._carried_into(orders, SEA), frozenset())
         outcome, after, dislodged = movement.outcome_report()
         convoying: dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]] = {}
         for i, ((key, k, step, _), r) in enumerate(zip(steps, outcome)):
@@ -487,6 +488,7 @@ class _Turn:
             if type(step) is Convoy:
                 r = OrderResult(step, Result.FAILS, "the convoying fleet was dislodged")
             self.step_results[key][k] = OrderResult(shown, r.result, self._explained(movement, SEA, i, step, r))
+        self._settle_carries(movement, pending_carries)
         self._follow(movement, dislodged, SEA)
         contested = movement.contested(after) if dislodged else frozenset()
         return after, dislodged, contested, convoying
@@ -500,15 +502,7 @@ class _Turn:
         orders = [step for _, _, step, _ in owners]
         units = {**land, **{p: fleet for p, (fleet, _) in convoying.items()}} if convoying else land
         factor = {i: n for i, (_, _, _, n) in enumerate(owners)}
-        carried_into: dict[int, list[tuple[str, int]]] = {}
-        for carry in self.carries:
-            if carry.mover.done or carry.mover.at is None:
-                continue
-            index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
-                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
-            supporter = carry.supporter
-            if index is not None and reach(v.map, supporter, (supporter.n_armies, supporter.n_fleets), carry.dest):
-                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
+        carried_into = self._carried_into(orders, LAND)
         live = {p: n for p, n in self.garrisons.items() if p not in units}
         doubles = {province_of(o.dest) for i, o in enumerate(orders) if type(o) is Move and factor[i] > 1}  # type: ignore[attr-defined]
         held: dict[str, int] = {}
@@ -525,6 +519,32 @@ class _Turn:
             if self.step_results[key][k].result is Result.SUCCEEDS:
                 self.held.append((prov, defender))
         self.pending_holds = []
+        self._settle_carries(movement, pending_carries)
+        self._follow(movement, dislodged, LAND)
+        for prov in convoying:
+            after.pop(prov, None)
+        for prov in list(self.garrisons):
+            if prov in after:
+                self.lost.add(prov)
+                del self.garrisons[prov]
+        contested = movement.contested(after) if dislodged else frozenset()
+        return after, dislodged, contested
+
+    def _carried_into(self, orders: Sequence[Order], layer: str) -> dict[int, list[tuple[str, int]]]:
+        """Move (index in `orders`) -> the supports carried to it from earlier impulses: (power, 1)."""
+        carried_into: dict[int, list[tuple[str, int]]] = {}
+        for carry in self.carries:
+            if carry.layer != layer or carry.mover.done or carry.mover.at is None:
+                continue
+            index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
+                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
+            supporter = carry.supporter
+            if index is not None and reach(self.variant.map, supporter, (supporter.n_armies, supporter.n_fleets), carry.dest):
+                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
+        return carried_into
+
+    def _settle_carries(self, movement: ImpulseMovement, pending_carries: list[tuple[tuple[str, str], int, Carry]]) -> None:
+        """The supports given in this impulse for moves decided later: carried if they stood."""
         kept = []
         for key, k, carry in pending_carries:
             shown = self.step_results[key][k].order
@@ -536,15 +556,6 @@ class _Turn:
             else:
                 self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
         self.carries = [c for c in self.carries if not c.mover.done] + kept
-        self._follow(movement, dislodged, LAND)
-        for prov in convoying:
-            after.pop(prov, None)
-        for prov in list(self.garrisons):
-            if prov in after:
-                self.lost.add(prov)
-                del self.garrisons[prov]
-        contested = movement.contested(after) if dislodged else frozenset()
-        return after, dislodged, contested
 
     def _decided_now(self, impulse: int) -> list[tuple[tuple[str, str], int, Order, int]]:
         """The waiting moves decided in this impulse, with their double-strength conflicts; those

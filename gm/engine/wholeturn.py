@@ -42,6 +42,7 @@ class Carry:
     supporter: Unit
     mover: Plan
     dest: str  # province
+    layer: str  # the supporter's and the mover's: land units or fleets
 
 
 def double_move(plan: Plan, dest: str, impulse: int) -> bool:
@@ -70,7 +71,8 @@ def waiting_move(game_map: GameMap, plans: Mapping[tuple[str, str], Plan], key: 
         if when != impulse or n != 1 or type(step) is not Move or step.via_convoy or step.province != plan.at:  # type: ignore[attr-defined]
             continue
         dest = province_of(step.dest)  # type: ignore[attr-defined]
-        if dest not in game_map.all_neighbours.get(step.province, ()):
+        near = game_map.sea_neighbours if plan.unit.n_fleets and not plan.unit.n_armies else game_map.army
+        if dest not in near.get(step.province, ()):
             continue
         later = double_attacks_on({k: p for k, p in plans.items() if k != key}, dest, impulse, key[1])
         if later:
