@@ -4,7 +4,8 @@ The designer's map is lost; maps/1700ad/ holds a reconstruction of it (see its R
 rules module reads only the [facts] table of maps/1700ad/variant.toml and names no space:
 
 * Yearly turns of two impulses, double strength, retreats and builds ordered with the moves and
-  made in the same adjudication (rules 3 to 5): gm/engine/impulses.py plays them.
+  made in the same adjudication (rules 3 to 5): gm/engine/impulses.py plays them, and
+  gm/engine/wholeturn.py rule 4's whole-turn comparison of a double-strength conflict.
 * Leaders (rule 7): armies with three impulse points, named in [facts.leaders]; they need no
   centre, are never disbanded for want of a retreat order, and displace a friendly army when
   they retreat (gm/engine/impulses.py).
