@@ -8,7 +8,7 @@ from gm.engine.adjust import adjustment_counts, resolve_adjustments
 from gm.engine import impulses, multiple, second
 from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Build, Disband, Order, Permit, Retreat, Step, Steps, TwoPhase, Waive
-from gm.engine.resolve import resolve_movement
+from gm.engine.movement import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
 from gm.engine.variant import Variant

@@ -18,6 +18,9 @@ from gm.engine.variant import Variant
 # Outcome of one decision (a move, a support or a convoy) in the guess algorithm.
 FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
+# Only armies are convoyed: a fleet's move written by convoy, or through other spaces where the rules
+# give fleets no second move, is no move (the parser refuses it with the same words).
+FLEET_CONVOYED = "a fleet cannot be convoyed"
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Deny, Blockade)
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 # Enum members bound once: attribute access on an Enum class is slow in the hot loop.
@@ -171,7 +174,8 @@ class Movement:
                     dst[i] = dest_loc[i] = dest
                 else:
                     why = self._check_move(i, unit, order, blocked)  # type: ignore[arg-type]
-            elif dest in fleet_adj.get(unit.location, ()) and (not blocked or (prov, province_of(dest)) not in blocked):
+            elif dest in fleet_adj.get(unit.location, ()) and not order.via_convoy and (  # type: ignore[attr-defined]
+                    not blocked or (prov, province_of(dest)) not in blocked):
                 dest_loc[i] = dest
                 dst[i] = province_of(dest)
             else:
@@ -339,6 +343,8 @@ class Movement:
         else:
             closed = ""
         if unit.type is FLEET:
+            if order.via_convoy:
+                return FLEET_CONVOYED
             if closed:
                 return closed
             loc, why = fleet_destination(game_map, unit, order.dest)
@@ -694,12 +700,10 @@ class Movement:
 def resolve_movement(
     variant: Variant, state: GameState, orders: Sequence[Order]
 ) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
-    """Resolve a movement phase: results, units after, dislodged units (without retreats yet) and
-    the provinces left empty by a standoff (which matter only to retreats, so they are worked out
-    only when a unit was dislodged)."""
-    if variant.rules.multiple_units:
-        from gm.engine import multiple  # only variants with multiple units need it
-        return multiple.resolve_movement(variant, state, orders)
+    """Resolve a movement phase of one unit a space: results, units after, dislodged units
+    (without retreats yet) and the provinces left empty by a standoff (which matter only to
+    retreats, so they are worked out only when a unit was dislodged). gm.engine.movement picks
+    this or multiple.resolve_movement, as the variant's rules say."""
     movement = Movement(variant, state, orders)
     results, after, dislodged = movement.outcome_report()
     return results, after, dislodged, movement.contested(after) if dislodged else frozenset()

@@ -10,7 +10,7 @@ from typing import Sequence
 from gm.engine.graph import Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
 from gm.engine.orders import Blockade, Move, Order, SecondPhase, SupportMove, TwoPhase
-from gm.engine.resolve import resolve_movement
+from gm.engine.movement import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from gm.engine.adjudicator import check_order
+from gm.engine.resolve import FLEET_CONVOYED
 from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, designation
 from gm.engine.notation import declarations, fleet_orders, points, two_moves
 from gm.engine.notation.names import resolve_power
@@ -106,7 +107,7 @@ def _fleet_route(variant: Variant, phase_kind: PhaseKind, raw: Raw, order: Move,
             if len(raw.route) == 1:
                 return two_moves.route(raw, order)
             raise Fail(f"a fleet moves at most twice a turn: {_written(raw)}")
-    raise Fail(f"a fleet cannot be convoyed: {_written(raw)}")
+    raise Fail(f"{FLEET_CONVOYED}: {_written(raw)}")
 
 
 def _written(raw: Raw) -> str:
