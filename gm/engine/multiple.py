@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, designation, province_of
-from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
+from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, TwoPhase
 from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
@@ -99,6 +99,27 @@ def combine(power: str, location: str, parts: Sequence[tuple[int, int]], at_sea:
     """One unit of the given parts at `location` (a fleet's coast when there are fleets); its
     armies have been at sea as long as the longest at sea among them."""
     return Unit.of(power, location, sum(a for a, _ in parts), sum(f for _, f in parts), at_sea)
+
+
+def carried(state: GameState, orders: Sequence[Order]) -> list[Order]:
+    """The orders, and for each fleet an army boards with the fleet's moves written beside the
+    boarding ('A TUN E F BOT - ION - AEG', as the A/F rules write it) the fleet's order, where
+    its power gave it none: one move, or two where the rules move fleets twice."""
+    ordered = {(o.power, o.province) for o in orders}
+    added: list[Order] = []
+    for order in orders:
+        if type(order) is not Move or not order.carrier:
+            continue
+        sea = province_of(order.dest)
+        fleet = state.units.get(sea)
+        if fleet is None or fleet.power != order.power or not fleet.n_fleets or (order.power, sea) in ordered:
+            continue
+        ordered.add((order.power, sea))
+        stops = (order.dest, *order.carrier)
+        moves = [Move(order.power, UnitType.FLEET, here, there) for here, there in zip(stops, stops[1:])]
+        added.append(moves[0] if len(moves) == 1 else
+                     TwoPhase(order.power, UnitType.FLEET, order.dest, moves[0], moves[1]))
+    return [*orders, *added] if added else list(orders)
 
 
 def board(variant: Variant, state: GameState, orders: Sequence[Order]

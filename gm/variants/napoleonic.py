@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Season, UnitType
-from gm.engine.multiple import acting_part
+from gm.engine.multiple import acting_part, carried
 from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, Promote, TwoPhase
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
@@ -212,6 +212,9 @@ class VariantRules(Rules):
                     side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
                 else:
                     unit_orders.append(self._for_minor(variant, state, o))
+            if state.phase.kind is PhaseKind.MOVEMENT:
+                # Rule 6 writes the fleet's moves in the army's boarding: 'A(Tun) E F(BOT)-ION'.
+                unit_orders = carried(state, unit_orders)
         # Promotions last: the phase's orders were given by the powers as they stood.
         for o in promotions:
             why = self._promotion_refusal(variant, state, o)  # type: ignore[arg-type]

@@ -337,7 +337,7 @@ class Parser:
             # written beside it), 'A ION D Bal': moves that merge, board a fleet or land from one.
             raw.kind, raw.merge = "move", key not in LAND_FROM_SEA and key != "d"
             self.take(INTO)
-            if key in EMBARK:
+            if key in EMBARK or key in MERGE:  # 'E F(BOT)', 'MERGE 2A(Bur)': the unit boarded or made
                 self.designation()
             raw.dest = self.location("destination")
             while key in EMBARK and self.take(MOVE):
