@@ -399,14 +399,14 @@ def _game_pages(args: argparse.Namespace) -> int:
     """`gm game pages NAME --out DIR`: the game's web pages, and the index, written into DIR."""
     from gm.web import paths
     from gm.web.pages import game_pages
-    from gm.web.writer import index_entries, write_index, write_pages
+    from gm.web.writer import index_entries, kept_pages, write_index, write_pages
 
     out = Path(args.out)
     with _stored_game(_load_settings(args), args.name, "game pages") as found:
         if found is None:
             return 2
         session, game = found
-        name, shown, index = game.name, game_pages(session, game), index_entries(session)
+        name, shown, index = game.name, game_pages(session, game, kept_pages(out, game.name)), index_entries(session)
     if shown is None:
         print(f"gm game pages: {name} is private (house rule pages): it has no pages", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from gm.demo.mailbox import DemoFailed
 from gm.demo.players import Cast, Plan
-from gm.demo.report import busy, phase_line, progress, summary, write_eml
+from gm.demo.report import PAGES, busy, phase_line, progress, summary, write_eml, write_pages
 from gm.demo.scripts import GAME, GM, MASTER, SCRIPTS, Script
 from gm.engine.variant import Variant
 from gm.store.db import state_from_json
@@ -136,7 +136,8 @@ class Demo:
             finally:
                 await self._stop_serve()
         written = await asyncio.to_thread(write_eml, engine, self.out)
-        summary(engine, v, self.script, self.out, self.cast.tally, ended, written, time.monotonic() - started)
+        pages = await asyncio.to_thread(write_pages, engine, self.out)
+        summary(engine, v, self.script, self.out, self.cast.tally, ended, written, time.monotonic() - started, pages)
         engine.dispose()
         return 0
 
@@ -153,6 +154,7 @@ class Demo:
             "GM_IMAP_PASSWORD": self.password,
             "GM_POLL_SECONDS": "5",  # the safety net under IDLE
             "GM_MASTER_PASSWORD": self.master_password,  # gm game new --master: the GM's password
+            "GM_PAGES_DIR": str(self.out / PAGES),  # the game's web pages, after each phase
         })
         return env
 

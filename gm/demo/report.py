@@ -1,6 +1,6 @@
 """What a demonstration game leaves: every mail as an .eml file, and the summary printed at the
 end (the phases, the mails, the variant's special orders the GM accepted, how the game ended and
-the end mail's file, every power's centres). Also the lines the progress bar writes per phase.
+the end mail's file, every power's centres, the game's web pages). Also the lines the progress bar writes per phase.
 
 Everything here reads the database the service writes; nothing writes it.
 """
@@ -25,6 +25,8 @@ from gm.engine.variant import Variant
 from gm.mail.outbox import Outgoing, build_message
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, InboundMail, OrderRecord, OutboundMail, Player, SecretAllocation
+from gm.web import paths
+from gm.web.writer import write_all
 
 END_KINDS = ("results", "announcement")  # the mail that ends a game: its last results, or the draw's announcement
 
@@ -97,6 +99,17 @@ def _kinds(counts: Counter[str]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.most_common()) or "none"
 
 
+PAGES = "pages"  # the game's web pages, beside the mail: gm serve writes them there (GM_PAGES_DIR)
+
+
+def write_pages(engine: Engine, out: Path) -> Path:
+    """The game's web pages as gm serve wrote them after each phase, brought up to the end (the
+    service may have stopped between a last change and its next look); the index's file."""
+    with Session(engine) as session:
+        write_all(session, out / PAGES)
+    return out / PAGES / paths.INDEX
+
+
 def write_eml(engine: Engine, out: Path) -> Written:
     """Every mail the GM took in (as it arrived) and sent (as it was sent) as .eml files:
     mail/in/NNN-from-<who>.eml and mail/out/NNN-to-<who>-<kind>.eml, numbered in order."""
@@ -143,7 +156,7 @@ def special_orders(engine: Engine, variant: Variant, script: Script) -> list[tup
 
 
 def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: Tally, ended: list[GamePhase],
-            written: Written, took: float) -> None:
+            written: Written, took: float, pages: Path | None = None) -> None:
     """Print what happened, for the newcomer."""
     with Session(engine) as session:
         game = session.scalar(select(Game).where(Game.name == GAME))
@@ -188,6 +201,8 @@ def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: 
     _centres(variant, current, last)
     print(f"\nEvery mail, as .eml files: {out / 'mail' / 'in'} (to the GM) and {out / 'mail' / 'out'} "
           "(from the GM; results are text and HTML, with the maps inline)")
+    if pages is not None:
+        print(f"The game's web pages (every phase's orders, results and maps; no secret): {pages}")
     print(f"The game's database: {out / 'data' / 'gm.sqlite3'}; gm serve's log: {out / 'gm-serve.log'}")
 
 

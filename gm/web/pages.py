@@ -9,9 +9,12 @@ who does not own an allocation sees; DP, IP, bids, banks and loans stay in the m
 power and of the GM. Reading only: nothing here writes the database."""
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import select
@@ -26,7 +29,7 @@ from gm.lifecycle.report import public_view
 from gm.mail.game_mail import deadline_text, public_results
 from gm.mail.press import describe as describe_press
 from gm.mail.press import press_kind
-from gm.mail.reply import PRESS_HEADING
+from gm.mail.reply import PRESS_HEADING, templates_dir
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail
 from gm.web import paths
@@ -37,26 +40,51 @@ _GM_COPY = "(a copy for the GM"
 _BATCHED = f"\n{'-' * 72}\n"  # between the press blocks of one mail
 
 
+def _stamp(row: GamePhase, what: str) -> str:
+    """What a stored phase's page or map is made of, in short. An adjudicated phase never changes
+    but by a rollback, which makes it another row (or opens it again); the phase under way may be
+    corrected in place (REISSUE, civil disorder): its position is part of it."""
+    if row.adjudicated_at is not None:
+        return f"{row.id}|{row.opened_at}|{row.adjudicated_at}|{what}"
+    digest = hashlib.sha256(json.dumps(row.state_json, sort_keys=True).encode()).hexdigest()
+    return f"{row.id}|{row.opened_at}|{digest}|{what}"
+
+
+@cache
+def _templates_stamp() -> str:
+    """The page templates as they are: a page written by other templates is written again."""
+    folder = templates_dir() / "web"
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @dataclass
 class MapSource:
     """A map a page shows: what it is drawn from (a stored phase's position, with its results or
-    not), and the file it is kept in (per palette)."""
+    not), and the file it is kept in (per palette). The position is decoded only to be drawn."""
 
     name: str  # 'spring-1901-movement-orders': the file is maps/<name>.<palette>.png
-    state: GameState
-    report: dict[str, Any] | None  # the results drawn on it; None: the position alone
+    stored: dict[str, Any]  # the position, as stored (gm.store.db.state_to_json)
+    report: dict[str, Any] | None  # the public results drawn on it; None: the position alone
     alt: str  # the text alternative; the page gives the orders as text beside it
+    key: str  # what it is drawn from, in short (_stamp): the same key, the same picture
+
+    @property
+    def state(self) -> GameState:
+        return state_from_json(self.stored)
 
 
 @dataclass
 class PhasePage:
     label: str
     page: str  # the file, relative to the game's folder
-    results: dict[str, Any]  # game_mail.public_results: the public results
+    # game_mail.public_results: the public results; None when the page need not be written again
+    results: dict[str, Any] | None
     orders_map: MapSource
     after_map: MapSource | None  # the position the phase left
-    adjudicated_at: datetime | None
-    fingerprint: str = ""  # what the page is made of: unchanged, it is not written again
+    fingerprint: str  # what the page is made of: unchanged, it is not written again
 
 
 @dataclass
@@ -79,8 +107,10 @@ class GamePages:
     press: list[dict[str, str]] = field(default_factory=list)
 
 
-def game_pages(session: Session, game: Game) -> GamePages | None:
-    """What `game`'s pages show; None when the game has none (house rule pages = private)."""
+def game_pages(session: Session, game: Game, known: Collection[str] = ()) -> GamePages | None:
+    """What `game`'s pages show; None when the game has none (house rule pages = private). The
+    results of a phase whose page is `known` (by its fingerprint: written already) are not read
+    but for the newest phase, which the game's page shows."""
     rules = rules_of(game.options)
     if rules.pages == "private":
         return None
@@ -88,19 +118,21 @@ def game_pages(session: Session, game: Game) -> GamePages | None:
     rows = list(session.scalars(select(GamePhase).where(GamePhase.game_id == game.id).order_by(GamePhase.seq)))
     done = [r for r in rows if r.adjudicated_at is not None and r.results_json is not None]
     current = next((r for r in reversed(rows) if r.adjudicated_at is None), None)
-    pages = [_phase(game, variant, row, rows) for row in done]
-    for before, page, after in zip([None, *pages], pages, [*pages[1:], None]):
-        page.fingerprint = "|".join(str(x) for x in (
-            page.label, page.adjudicated_at, page.results, before.label if before else "", after.label if after else ""))
-    now_map, now_label = _now_map(game, variant, current, done)
+    pages = []
+    for i, row in enumerate(done):
+        neighbours = [done[j].label if 0 <= j < len(done) else "" for j in (i - 1, i + 1)]
+        fingerprint = "|".join([_templates_stamp(), _stamp(row, "page"), *neighbours])
+        newest = i == len(done) - 1
+        pages.append(_phase(game, variant, row, rows, fingerprint, read=newest or fingerprint not in known))
+    now_map, now_label = _now_map(variant, current, done)
     taken = {p.power: p for p in active_players(session, game) if p.power}
     powers = [(p, "open" if p not in taken else "civil disorder" if taken[p].civil_disorder else "played")
               for p in major_powers(session, game)]
     lines = rules.describe(bidding=variant.has_bidding) + [f"Press: {describe_press(press_kind(game))}"]
     return GamePages(
-        name=game.name, variant_name=variant.name, variant=variant.title, rules=rules, listed=rules.pages == "listed", lines=lines,
-        status=_status(game, current), deadline=_deadline(game, current, rules), powers=powers, phases=pages,
-        now_map=now_map, now_label=now_label, chart=centre_chart(variant, rows),
+        name=game.name, variant_name=variant.name, variant=variant.title, rules=rules, listed=rules.pages == "listed",
+        lines=lines, status=_status(game, current), deadline=_deadline(game, current, rules), powers=powers,
+        phases=pages, now_map=now_map, now_label=now_label, chart=centre_chart(variant, rows),
         press=broadcast_press(session, game) if rules.pages_press == "broadcast" else [])
 
 
@@ -114,38 +146,41 @@ def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
             "page": f"{paths.game_folder(game.name)}/{paths.game_page()}"}
 
 
-def _phase(game: Game, variant: Variant, row: GamePhase, rows: list[GamePhase]) -> PhasePage:
-    before = position(row)
+def _phase(game: Game, variant: Variant, row: GamePhase, rows: list[GamePhase], fingerprint: str, *,
+           read: bool) -> PhasePage:
     report = public_view(row.results_json or {}, None)  # no secret allocation, not even on a map
     name = paths.slug(row.label)
-    orders_map = MapSource(f"{name}-orders", before, report,
+    orders_map = MapSource(f"{name}-orders", row.state_json, report,
                            f"The map of {row.label}: every order drawn with its result (the orders are listed as "
-                           "text below)")
+                           "text below)", _stamp(row, "orders"))
     after_map = None
     later = next((r for r in rows if r.seq > row.seq), None)
     final = report.get(FINAL_KEY)
     if final is not None:
-        after_map = MapSource(f"{name}-final", state_from_json(final), None,
-                              "The map of the position the game ended in (the centres are listed as text below)")
+        after_map = MapSource(f"{name}-final", final, None,
+                              "The map of the position the game ended in (the centres are listed as text below)",
+                              _stamp(row, "final"))
     elif later is not None:
-        after_map = MapSource(f"{name}-after", position(later), None,
+        # the same picture as the position map of the phase under way was: drawn once, one name
+        after_map = MapSource(f"{paths.slug(later.label)}-position", later.state_json, None,
                               f"The map of the position after {row.label}: {later.label} (the centres are listed as "
-                              "text below)")
-    return PhasePage(label=row.label, page=paths.phase_page(row.label), results=public_results(game, variant, report, before),
-                     orders_map=orders_map, after_map=after_map, adjudicated_at=row.adjudicated_at)
+                              "text below)", _stamp(later, "position"))
+    results = public_results(game, variant, report, position(row)) if read else None
+    return PhasePage(label=row.label, page=paths.phase_page(row.label), results=results,
+                     orders_map=orders_map, after_map=after_map, fingerprint=fingerprint)
 
 
-def _now_map(game: Game, variant: Variant, current: GamePhase | None, done: list[GamePhase]
-             ) -> tuple[MapSource | None, str]:
+def _now_map(variant: Variant, current: GamePhase | None, done: list[GamePhase]) -> tuple[MapSource | None, str]:
     if current is not None:
-        return MapSource(f"{paths.slug(current.label)}-position", position(current), None,
-                         f"The map of the position now, {current.label}"), current.label
+        return MapSource(f"{paths.slug(current.label)}-position", current.state_json, None,
+                         f"The map of the position now, {current.label}", _stamp(current, "position")), current.label
     if done:
         last = done[-1]
         final = (last.results_json or {}).get(FINAL_KEY)
-        state = state_from_json(final) if final is not None else position(last)
-        return MapSource(f"{paths.slug(last.label)}-final", state, None,
-                         "The map of the position the game ended in"), "the end"
+        name, what = (f"{paths.slug(last.label)}-final", "final") if final is not None else \
+            (f"{paths.slug(last.label)}-position", "position")
+        return MapSource(name, final if final is not None else last.state_json, None,
+                         "The map of the position the game ended in", _stamp(last, what)), "the end"
     return None, ""
 
 
@@ -168,16 +203,15 @@ def _deadline(game: Game, current: GamePhase | None, rules: HouseRules) -> str |
 def centre_chart(variant: Variant, rows: list[GamePhase]) -> dict[str, Any]:
     """Every great power's centres at the start and at the end of each year played (as the
     year's last adjudicated phase left them), for the chart and the table beside it."""
-    done = [r for r in rows if r.adjudicated_at is not None and r.results_json]
     if not rows:
         return {"years": [], "powers": []}
     years: list[str] = ["start"]
-    counts: list[dict[str, int]] = [dict(Counter(position(rows[0]).supply_centres.values()))]
+    counts: list[dict[str, int]] = [dict(Counter(rows[0].state_json["supply_centres"].values()))]
     by_year: dict[int, dict[str, int]] = {}
-    for row in done:
-        centres = row.results_json.get("centres") if row.results_json else None
+    for row in rows:
+        centres = (row.results_json or {}).get("centres") if row.adjudicated_at is not None else None
         if centres is not None:
-            by_year[position(row).phase.year] = centres
+            by_year[row.state_json["phase"]["year"]] = centres
     for year, centres in by_year.items():
         years.append(variant.rules.year_label(year))
         counts.append(centres)

@@ -28,7 +28,7 @@ from gm.settings import SettingsError
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OutboundMail
 from gm.web.pages import game_pages
-from gm.web.writer import Written, index_entries, write_index, write_pages
+from gm.web.writer import Written, index_entries, kept_pages, write_index, write_pages
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Publisher:
             for game_id in changed:
                 game = session.get(Game, game_id)
                 if game is not None:
-                    shown.append((game.name, game_pages(session, game)))
+                    shown.append((game.name, game_pages(session, game, kept_pages(self.out, game.name))))
             index = index_entries(session)
         for name, pages in shown:  # after the transaction: drawing maps takes a while
             done.add(write_pages(self.out, name, pages))

@@ -10,11 +10,9 @@ the game's page and the index. Files are replaced whole (written aside, then ren
 web server publishing the folder never serves half a page."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -28,7 +26,6 @@ from gm.engine.variant import Variant
 from gm.maps.art import has_art
 from gm.maps.render import PALETTES, power_colours, position_scene, render, results_scene
 from gm.mail.reply import templates_dir
-from gm.store.db import state_to_json
 from gm.store.models import Game
 from gm.web import paths
 from gm.variants import load_variant
@@ -65,18 +62,24 @@ class Written:
         self.files += other.files
 
 
-def _put(path: Path, data: str | bytes) -> None:
-    """Replace `path` whole: a reader sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+def _put(path: Path, data: str | bytes) -> bool:
+    """Replace `path` whole, unless it holds `data` already: a reader sees the old file or the
+    new one, never half of one. True when written."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o644)
+        if path.stat().st_size == len(raw) and path.read_bytes() == raw:
+            return False
+    except OSError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer a process: no clash
+    try:
+        tmp.write_bytes(raw)
+        tmp.chmod(0o644)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    return True
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -87,13 +90,22 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def write_game(session: Session, game: Game, out: Path, *, draw_maps: bool = True) -> Written:
+def write_game(session: Session, game: Game, out: Path) -> Written:
     """Write (or bring up to date) `game`'s folder under `out`; a game without pages (private)
     has its folder removed. Returns what was done. The index is write_index's."""
-    return write_pages(out, game.name, game_pages(session, game), draw_maps=draw_maps)
+    return write_pages(out, game.name, game_pages(session, game, kept_pages(out, game.name)))
 
 
-def write_pages(out: Path, name: str, shown: GamePages | None, *, draw_maps: bool = True) -> Written:
+def kept_pages(out: Path, name: str) -> set[str]:
+    """The fingerprints of the phase pages written before into the game's folder, in every
+    palette: game_pages need not read those phases' results again."""
+    folder = out / paths.game_folder(name)
+    manifest = _read_json(folder / PAGES_MANIFEST)
+    missing = {fingerprint for file, fingerprint in manifest.items() if not (folder / file).exists()}
+    return {fingerprint for fingerprint in manifest.values() if fingerprint not in missing}
+
+
+def write_pages(out: Path, name: str, shown: GamePages | None) -> Written:
     """Write the pages game_pages read (no database needed: maps are drawn outside any
     transaction); `shown` None: the game has none, its folder is removed."""
     folder = out / paths.game_folder(name)
@@ -105,7 +117,7 @@ def write_pages(out: Path, name: str, shown: GamePages | None, *, draw_maps: boo
     done = Written()
     _style(out, done)
     variant = load_variant(shown.variant_name)
-    maps = _maps(variant, shown, folder / "maps", done) if draw_maps and has_art(variant.name) else {}
+    maps = keep_maps(variant, shown, folder / "maps", done) if has_art(variant.name) else {}
     before = _read_json(folder / PAGES_MANIFEST)
     now: dict[str, str] = {}
     keep = {PAGES_MANIFEST, "maps"}
@@ -113,30 +125,30 @@ def write_pages(out: Path, name: str, shown: GamePages | None, *, draw_maps: boo
         colourblind = palette == "colourblind"
         common = _common(shown, variant, palette, maps)
         for i, page in enumerate(shown.phases):
-            name = paths.phase_page(page.label, colourblind=colourblind)
-            keep.add(name)
-            key = hashlib.sha256(f"{page.fingerprint}|{sorted(maps)}".encode()).hexdigest()
-            now[name] = key
-            if before.get(name) == key and (folder / name).exists():
-                continue
+            file = paths.phase_page(page.label, colourblind=colourblind)
+            keep.add(file)
+            now[file] = page.fingerprint
+            if page.results is None or before.get(file) == page.fingerprint and (folder / file).exists():
+                continue  # written before, and the same
             prev = shown.phases[i - 1] if i > 0 else None
             nxt = shown.phases[i + 1] if i + 1 < len(shown.phases) else None
             html = _render("phase.html.j2", **common, page=page, prev=prev, next=nxt,
                            other=paths.phase_page(page.label, colourblind=not colourblind))
-            _put(folder / name, html)
+            _put(folder / file, html)
             done.pages += 1
-            done.files.append(folder / name)
-        name = paths.game_page(colourblind=colourblind)
-        keep.add(name)
-        _put(folder / name, _render("game.html.j2", **common, newest=shown.phases[-1] if shown.phases else None,
-                                    other=paths.game_page(colourblind=not colourblind)))
-        done.pages += 1
-        done.files.append(folder / name)
+            done.files.append(folder / file)
+        file = paths.game_page(colourblind=colourblind)
+        keep.add(file)
+        if _put(folder / file, _render("game.html.j2", **common, newest=shown.phases[-1] if shown.phases else None,
+                                       other=paths.game_page(colourblind=not colourblind))):
+            done.pages += 1
+            done.files.append(folder / file)
     for stale in folder.iterdir():  # the pages of phases a rollback undid
         if stale.name not in keep and not stale.name.startswith("."):
             stale.unlink()
             done.removed += 1
-    _put(folder / PAGES_MANIFEST, json.dumps(now, sort_keys=True))
+    if now != before:
+        _put(folder / PAGES_MANIFEST, json.dumps(now, sort_keys=True))
     return done
 
 
@@ -157,7 +169,7 @@ def _common(shown: GamePages, variant: Variant, palette: str, maps: dict[str, st
             "chart": _chart_svg(shown, variant, palette)}
 
 
-def _maps(variant: Variant, shown: GamePages, folder: Path, done: Written) -> dict[str, str]:
+def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written) -> dict[str, str]:
     """Every map the pages show, in both palettes, drawn unless kept from before; file -> key."""
     sources: dict[str, MapSource] = {}
     for page in shown.phases:
@@ -169,8 +181,7 @@ def _maps(variant: Variant, shown: GamePages, folder: Path, done: Written) -> di
     manifest = _read_json(folder / MANIFEST)
     kept: dict[str, str] = {}
     for name, source in sources.items():
-        drawn_from = json.dumps([state_to_json(source.state), source.report], sort_keys=True, default=str)
-        key = hashlib.sha256(drawn_from.encode()).hexdigest()
+        key = source.key
         for palette in PALETTES:
             file = f"{name}.{palette}.png"
             if manifest.get(file) != key or not (folder / file).exists():
@@ -215,8 +226,7 @@ def _chart_svg(shown: GamePages, variant: Variant, palette: str) -> dict[str, An
 def _style(out: Path, done: Written) -> None:
     css = (templates_dir() / "web" / STYLE).read_bytes()
     target = out / STYLE
-    if not target.exists() or target.read_bytes() != css:
-        _put(target, css)
+    if _put(target, css):
         done.files.append(target)
 
 
@@ -235,11 +245,11 @@ def write_index(out: Path, games: list[dict[str, Any]]) -> Path:
     return target
 
 
-def write_all(session: Session, out: Path, *, draw_maps: bool = True) -> Written:
+def write_all(session: Session, out: Path) -> Written:
     """Every game's pages and the index."""
     done = Written()
     _style(out, done)
     for game in session.scalars(select(Game).order_by(Game.id)):
-        done.add(write_game(session, game, out, draw_maps=draw_maps))
+        done.add(write_game(session, game, out))
     done.files.append(write_index(out, index_entries(session)))
     return done

@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import find_game
 from gm.lifecycle.phases import history
+from gm.lifecycle.rollback import last_adjudicated, roll_back
+from gm.store.models import utcnow
 from gm.lifecycle.timing import set_options
 from gm.lifecycle.house_rules import OPTION_KEY
 from gm.store.db import transaction
@@ -118,6 +120,29 @@ def test_listed_unlisted_and_private_games(session_factory: sessionmaker[Session
     # nothing changed: nothing written
     again = publisher.round()
     assert again.pages == again.maps == 0
+
+
+def test_a_phase_adds_its_pages_and_a_rollback_takes_them_away(
+        session_factory: sessionmaker[Session], tmp_path: Path) -> None:
+    play(session_factory, phase_count=3)
+    out = tmp_path / "pages"
+    publisher = Publisher(session_factory, out)
+    first = publisher.round()
+    assert first.pages and first.maps
+    folder = out / paths.game_folder(GAME)
+    with transaction(session_factory) as s:
+        game = find_game(s, GAME)
+        assert game is not None
+        labels = [r.label for r in history(s, game)]
+        roll_back(s, game, last_adjudicated(s, game), utcnow())  # type: ignore[arg-type]
+    gone = paths.phase_page(labels[-1])
+    assert (folder / gone).exists() and f'href="{gone}"' in (folder / paths.phase_page(labels[-2])).read_text()
+    again = publisher.round()
+    assert not (folder / gone).exists() and not (folder / paths.phase_page(labels[-1], colourblind=True)).exists()
+    before = (folder / paths.phase_page(labels[-2])).read_text()
+    assert 'rel="next"' not in before and "(the newest phase)" in before
+    assert again.pages < first.pages and again.maps < first.maps  # the rest was kept, not made again
+    assert f'href="{gone}"' not in (folder / paths.game_page()).read_text()
 
 
 def test_the_results_mail_links_to_the_phase_page(session_factory: sessionmaker[Session]) -> None:
