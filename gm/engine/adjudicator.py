@@ -202,4 +202,4 @@ _JUDGED_AT_THE_END = (Retreat, Disband, Build, Waive, Permit)
 
 def _needs_partner(reason: str) -> bool:
     return (" is not moving to " in reason or " is moving, not holding" in reason or "without a convoy" in reason
-            or " to carry the army" in reason or reason.startswith("no fleet carried the army"))
+            or " to carry the army" in reason or reason.startswith(("no fleet carried the army", "no unit merges into")))

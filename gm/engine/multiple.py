@@ -122,6 +122,34 @@ def carried(state: GameState, orders: Sequence[Order]) -> list[Order]:
     return [*orders, *added] if added else list(orders)
 
 
+def _merge_supports(variant: Variant, orders: Sequence[Order]
+                    ) -> tuple[list[Order], list[OrderResult], dict[int, Order]]:
+    """A support of a merge ('A PAR S MERGE BUR') as the support of one of the moves merging into
+    the space: merging units count each other's supports, so it counts once for the whole merge.
+    Returns the orders, the results of supports of a merge nobody makes, and the support as
+    given for each one rewritten (by id), for its result."""
+    if not any(type(o) is SupportMove and not o.target for o in orders):
+        return list(orders), [], {}
+    given: dict[int, Order] = {}
+    merging = {}
+    for o in orders:
+        if type(o) is Move and o.merge and not o.carrier:
+            merging.setdefault(province_of(o.dest), o)
+    out: list[Order] = []
+    refused: list[OrderResult] = []
+    for o in orders:
+        if type(o) is SupportMove and not o.target:
+            move = merging.get(province_of(o.dest))
+            if move is None:
+                refused.append(OrderResult(o, Result.VOID, f"no unit merges into {variant.map.name(province_of(o.dest))}"))
+                continue
+            support = SupportMove(o.power, o.unit_type, o.location, move.province, o.dest, move.unit_type, part=o.part)
+            given[id(support)] = o
+            o = support
+        out.append(o)
+    return out, refused, given
+
+
 def board(variant: Variant, state: GameState, orders: Sequence[Order]
           ) -> tuple[GameState, list[Order], list[OrderResult]]:
     """Embarkations onto fleets already in the sea, made before the movement (the A/F rules'
@@ -172,6 +200,7 @@ def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
                      ) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
     """A movement phase with multiple units: boardings first, then every move at once, then the
     landings of armies whose fleets carried them this turn to the sea they land from."""
+    orders, unmatched, given = _merge_supports(variant, orders)
     state, orders, boarded = board(variant, state, orders)
     orders, landings = _landings(variant, state, orders)
     movement = MultiMovement(variant, state, orders)
@@ -195,7 +224,10 @@ def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
                 dislodged = {**dislodged, **more}
                 contested = contested | landing.contested(after)
         results += refused
-    return results + boarded, after, dislodged, contested
+    results = results + boarded + unmatched
+    if given:
+        results = [r._replace(order=given.get(id(r.order), r.order)) for r in results]
+    return results, after, dislodged, contested
 
 
 def _landings(variant: Variant, state: GameState, orders: Sequence[Order]) -> tuple[list[Order], list[Order]]:

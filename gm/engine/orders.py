@@ -68,11 +68,13 @@ class SupportHold(Order):
 
 @dataclass(frozen=True, slots=True)
 class SupportMove(Order):
-    target: str  # province the supported unit moves from
+    target: str  # province the supported unit moves from; '': the units merging into `dest`
     dest: str  # province it moves to, with a coast only when the player named one
     target_type: UnitType | None = None
 
     def __str__(self) -> str:
+        if not self.target:
+            return f"{self._unit()} S MERGE {self.dest}"  # Multiplicity II: 'A(Par) S MERGE (Bur)'
         t = f"{self.target_type.value} " if self.target_type else ""
         return f"{self._unit()} S {t}{self.target} - {self.dest}"
 

@@ -362,6 +362,13 @@ class Parser:
             return raw
         if key in SUPPORT:
             raw.kind = "support"
+            if self.multiple and self.take(MERGE):  # 'A(Par) S MERGE (Bur)': every unit merging there
+                self.take(INTO)
+                paren = self.take(OPEN)
+                raw.dest = province_of(self.location("the space merged into"))
+                if paren and not self.take(CLOSE):
+                    raise self.missing("')'")
+                return raw
             raw.target_type, raw.target = self.target("supported unit")
             if self.take(MOVE):
                 self.take(TO)
