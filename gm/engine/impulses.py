@@ -59,15 +59,15 @@ from typing import Mapping, Sequence
 
 from gm.engine.adjust import resolve_adjustments
 from gm.engine.graph import Terrain
+from gm.engine.impulse_retreats import retreat_after_impulse
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
-from gm.engine.multiple import MultiMovement, reach
+from gm.engine.multiple import MultiMovement
 from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
                               SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
-from gm.engine.impulse_retreats import retreat_after_impulse
 from gm.engine.variant import Variant
-from gm.engine.wholeturn import Carry, carried_support, conflict_reason, double_attacks_on, supports_again, waiting_move
+from gm.engine.wholeturn import Carry, Conflicts, carried_support, double_attacks_on, supports_again, waiting_move
 
 GARRISONS_LOST = "garrisons_lost"  # GameState.extra: garrisoned spaces a unit has occupied (sorted list)
 
@@ -90,8 +90,8 @@ class _Plan:
     steps: list[tuple[int, Order, int, int]]
     at: str | None  # the province the unit is in now; None once it is gone
     done: bool = False  # dislodged: its later steps are dropped
-    waits: str | None = None  # its move into this province waits for a double-strength conflict,
-    until: int = 0  # decided in this impulse
+    waits: str | None = None  # the space of the double-strength conflict its move waits for
+    until: int = 0  # the impulse that conflict is decided in
 
 
 class ImpulseMovement(MultiMovement):
@@ -310,7 +310,7 @@ def _permit(variant: Variant, permits: dict[str, list[str]], order: Permit) -> O
     return OrderResult(order, Result.SUCCEEDS, "")
 
 
-class _Turn:
+class _Turn(Conflicts):
     """A turn being resolved, impulse by impulse. Where fleets stand apart from land units
     (Rules.separate_fleets), each impulse is resolved as two layers: the fleets first (they fight
     only fleets), then the land units, with the fleets that convoy standing in their seas."""
@@ -331,10 +331,8 @@ class _Turn:
         self.disbanded: list[Unit] = []
         self.used_retreats: set[int] = set()
         self.carries: list[Carry] = []
-        # Moves waiting for a double-strength conflict: (plan key, its result's index, the move,
-        # the impulse it is decided in).
         self.waiting: list[tuple[tuple[str, str], int, Order, int]] = []
-        self.conflicts: set[tuple[str, str]] = set()  # (layer, space) of the conflicts decided in this impulse
+        self.conflicts: set[tuple[str, str]] = set()
         # Single hold supports given before the impulse of a double-strength attack on their
         # unit (or garrison), which stood: (province, the unit there then or None).
         self.held: list[tuple[str, Unit | None]] = []
@@ -377,7 +375,7 @@ class _Turn:
         for key, plan in self.plans.items():  # first, so that supports given now know which moves wait
             if not plan.done and plan.at is not None and impulse < self.variant.rules.impulses:
                 wait = waiting_move(v.map, self.plans, key, impulse)
-                if wait is not None:
+                if wait is not None and not self._refusal(wait[0], key[1], 1, land, sea):
                     waits[key] = wait
                     plan.waits, plan.until = province_of(wait[0].dest), wait[1]  # type: ignore[attr-defined]
         for key, plan in self.plans.items():
@@ -397,8 +395,7 @@ class _Turn:
                     out.append(OrderResult(shown, Result.VOID, f"the unit is in {v.map.name(plan.at)}, not there, "
                                                                "after the impulse before: it stands"))
                     continue
-                why = _rough_refusal(v, self.rough, step, points) or (self._layer_refusal(step, layer, land, sea)
-                                                                      if self.layered else "")
+                why = self._refusal(step, layer, points, land, sea)
                 if why:
                     out.append(OrderResult(shown, Result.VOID, why))
                     continue
@@ -447,6 +444,11 @@ class _Turn:
             self.units = _joined(self.units_land, self.units_sea)
         else:
             self.units = self.units_land
+
+    def _refusal(self, step: Order, layer: str, points: int, land: Mapping[str, Unit], sea: Mapping[str, Unit]) -> str:
+        """Why a step may not be made at all (rough borders, rule 8's layers), or ''."""
+        return _rough_refusal(self.variant, self.rough, step, points) or (
+            self._layer_refusal(step, layer, land, sea) if self.layered else "")
 
     def _layer_refusal(self, step: Order, layer: str, land: Mapping[str, Unit], sea: Mapping[str, Unit]) -> str:
         """Why a step may not be made in its layer (rule 8), or ''."""
@@ -530,58 +532,6 @@ class _Turn:
         contested = movement.contested(after) if dislodged else frozenset()
         return after, dislodged, contested
 
-    def _carried_into(self, orders: Sequence[Order], layer: str) -> dict[int, list[tuple[str, int]]]:
-        """Move (index in `orders`) -> the supports carried to it from earlier impulses: (power, 1)."""
-        carried_into: dict[int, list[tuple[str, int]]] = {}
-        for carry in self.carries:
-            if carry.layer != layer or carry.mover.done or carry.mover.at is None:
-                continue
-            index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
-                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
-            supporter = carry.supporter
-            if index is not None and reach(self.variant.map, supporter, (supporter.n_armies, supporter.n_fleets), carry.dest):
-                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
-        return carried_into
-
-    def _settle_carries(self, movement: ImpulseMovement, pending_carries: list[tuple[tuple[str, str], int, Carry]]) -> None:
-        """The supports given in this impulse for moves decided later: carried if they stood."""
-        kept = []
-        for key, k, carry in pending_carries:
-            shown = self.step_results[key][k].order
-            if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):
-                kept.append(carry)
-                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength"
-                                                        if carry.mover.waits != carry.dest else
-                                                        "counted with the move, decided at the end of the turn")
-            else:
-                self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
-        self.carries = [c for c in self.carries if not c.mover.done] + kept
-
-    def _decided_now(self, impulse: int) -> list[tuple[tuple[str, str], int, Order, int]]:
-        """The waiting moves decided in this impulse, with their double-strength conflicts; those
-        whose unit was dislodged meanwhile fail."""
-        now, later = [], []
-        for entry in self.waiting:
-            key, k, step, when = entry
-            plan = self.plans[key]
-            if when != impulse:
-                later.append(entry)
-            elif plan.done or plan.at is None:
-                self.step_results[key][k] = OrderResult(self.step_results[key][k].order, Result.FAILS,
-                                                        "its unit was dislodged before the end of the turn, where this "
-                                                        "move was to be decided")
-            else:
-                now.append(entry)
-        self.waiting = later
-        self.conflicts = {(key[1], province_of(step.dest)) for key, _, step, _ in now}  # type: ignore[attr-defined]
-        return now
-
-    def _explained(self, movement: ImpulseMovement, layer: str, i: int, step: Order, r: OrderResult) -> str:
-        """A move's result reason, in words for a double-strength conflict decided now."""
-        if type(step) is not Move or r.result is Result.VOID or (layer, province_of(step.dest)) not in self.conflicts:  # type: ignore[attr-defined]
-            return r.reason
-        return conflict_reason(movement, i, r.result is Result.SUCCEEDS, r.reason)
-
     def _follow(self, movement: ImpulseMovement, dislodged: Mapping[str, Dislodged], layer: str) -> None:
         """Plans follow their units: to where they moved; dropped where dislodged."""
         moved_to = {movement.src[i]: movement.dst[i] for i in movement.src if movement.resolved.get(i)}
@@ -607,8 +557,8 @@ class _Turn:
             if layer == SEA:
                 allowed = lambda power, prov: self.friendly(prov, power, self.units_land)  # noqa: E731
             now = _board(self.state, after)
-            after, results, gone, placed, options = retreat_after_impulse(v, now, after, contested, dislodged, self.orders, ordered,
-                                                             self.used_retreats, allowed)
+            after, results, gone, placed, options = retreat_after_impulse(v, now, after, contested, dislodged, self.orders,
+                                                                          ordered, self.used_retreats, allowed)
             self.retreat_results += results
             self.disbanded += gone
             for prov, d in options.items():

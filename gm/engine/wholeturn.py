@@ -22,14 +22,16 @@ space its waiting move is decided in, or None) and `until` (the impulse it is de
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from gm.engine.graph import GameMap
 from gm.engine.model import Unit, province_of
+from gm.engine.multiple import MultiMovement, reach
 from gm.engine.orders import Move, Order, SupportMove
+from gm.engine.results import OrderResult, Result
 
 if TYPE_CHECKING:
-    from gm.engine.multiple import MultiMovement
+    from gm.engine.variant import Variant
 
 Plan = Any  # impulses._Plan (see above): typed loosely, as impulses imports this module
 
@@ -43,6 +45,72 @@ class Carry:
     mover: Plan
     dest: str  # province
     layer: str  # the supporter's and the mover's: land units or fleets
+
+
+class Conflicts:
+    """A turn's double-strength conflicts, for impulses._Turn: the supports carried to moves decided
+    later, the moves that wait, and the words for their results."""
+
+    variant: Variant
+    plans: dict[tuple[str, str], Plan]
+    step_results: dict[tuple[str, str], list[OrderResult]]
+    carries: list[Carry]  # supports given in earlier impulses that stood
+    # Moves waiting for a double-strength conflict: (plan key, its result's index, the move, the
+    # impulse it is decided in).
+    waiting: list[tuple[tuple[str, str], int, Order, int]]
+    conflicts: set[tuple[str, str]]  # (layer, space) of the conflicts decided in this impulse
+
+    def _carried_into(self, orders: Sequence[Order], layer: str) -> dict[int, list[tuple[str, int]]]:
+        """Move (index in `orders`) -> the supports carried to it from earlier impulses: (power, 1)."""
+        carried_into: dict[int, list[tuple[str, int]]] = {}
+        for carry in self.carries:
+            if carry.layer != layer or carry.mover.done or carry.mover.at is None:
+                continue
+            index = next((k for k, o in enumerate(orders) if type(o) is Move and o.province == carry.mover.at
+                          and province_of(o.dest) == carry.dest), None)  # type: ignore[attr-defined]
+            supporter = carry.supporter
+            if index is not None and reach(self.variant.map, supporter, (supporter.n_armies, supporter.n_fleets), carry.dest):
+                carried_into.setdefault(index, []).append((carry.supporter.power, 1))
+        return carried_into
+
+    def _settle_carries(self, movement: MultiMovement, pending_carries: list[tuple[tuple[str, str], int, Carry]]) -> None:
+        """The supports given in this impulse for moves decided later: carried if they stood."""
+        kept = []
+        for key, k, carry in pending_carries:
+            shown = self.step_results[key][k].order
+            if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):  # type: ignore[attr-defined]
+                kept.append(carry)
+                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength"
+                                                        if carry.mover.waits != carry.dest else
+                                                        "counted with the move, decided at the end of the turn")
+            else:
+                self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
+        self.carries = [c for c in self.carries if not c.mover.done] + kept
+
+    def _decided_now(self, impulse: int) -> list[tuple[tuple[str, str], int, Order, int]]:
+        """The waiting moves decided in this impulse, with their double-strength conflicts; those
+        whose unit was dislodged meanwhile fail."""
+        now, later = [], []
+        for entry in self.waiting:
+            key, k, step, when = entry
+            plan = self.plans[key]
+            if when != impulse:
+                later.append(entry)
+            elif plan.done or plan.at is None:
+                self.step_results[key][k] = OrderResult(self.step_results[key][k].order, Result.FAILS,
+                                                        "its unit was dislodged before the end of the turn, where this "
+                                                        "move was to be decided")
+            else:
+                now.append(entry)
+        self.waiting = later
+        self.conflicts = {(key[1], province_of(step.dest)) for key, _, step, _ in now}  # type: ignore[attr-defined]
+        return now
+
+    def _explained(self, movement: MultiMovement, layer: str, i: int, step: Order, r: OrderResult) -> str:
+        """A move's result reason, in words for a double-strength conflict decided now."""
+        if type(step) is not Move or r.result is Result.VOID or (layer, province_of(step.dest)) not in self.conflicts:  # type: ignore[attr-defined]
+            return r.reason
+        return conflict_reason(movement, i, r.result is Result.SUCCEEDS, r.reason)
 
 
 def double_move(plan: Plan, dest: str, impulse: int) -> bool:
