@@ -18,7 +18,8 @@ from gm.lifecycle.phases import mark_orders_changed
 from gm.mail.commands import Context, Lookups, command_words, masked, password_in
 from gm.mail.game_mail import deadline_text
 from gm.mail.unknown_command import unknown_command
-from gm.store.models import GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
+from gm.mail.written import CLOCK_SKEW, Written, before, written
+from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
 NAME = "<order>"
 
@@ -100,18 +101,40 @@ def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order
 
 
 def too_late(ctx: Context, phase: GamePhase) -> str | None:
-    """Why an order of this mail cannot go to `phase`: the mail was written (its Date) before the
-    phase opened, so its orders were meant for the phase before, which is adjudicated. None when
-    it may (a mail without a Date counts as written now)."""
-    written = ctx.message.date
-    if written is None or written >= phase.opened_at or phase.seq <= 1:
+    """Why an order of this mail cannot go to `phase`: the mail was written before the phase
+    opened, so its orders were meant for the phase before, which is adjudicated. None when it may.
+    What the judge knows decides first (the mail of its own the mail answers, the phase it names:
+    gm.mail.written), the Date header only where that tells nothing, to the second; a mail without
+    a Date counts as written now."""
+    dated = ctx.message.date
+    if dated is None or phase.seq <= 1 or not before(dated, phase.opened_at):
         return None
     assert ctx.game is not None
+    known = _written(ctx, ctx.game)
+    if known.after is not None and known.after >= phase.opened_at:
+        return None  # it answers mail the judge sent once the phase was open: the Date's clock is wrong
+    if not known.answers and not before(dated, phase.opened_at, CLOCK_SKEW):
+        return None  # nothing else tells: a clock a little slow is given the benefit of the doubt
     previous = ctx.lookups.previous_phase(phase)
     label = previous.label if previous is not None else "the previous phase"
     when = previous.adjudicated_at if previous is not None and previous.adjudicated_at else phase.opened_at
     at = deadline_text(when, rules_of(ctx.game.options).timezone)
     return f"too late: {label} was adjudicated at {at}; this order was not applied to {phase.label}"
+
+
+def _written(ctx: Context, game: Game) -> Written:
+    """gm.mail.written.written, once a mail and game: too_late asks for each order line."""
+    cache = ctx.session.info.setdefault(_WRITTEN, {})
+    key = (id(ctx.message), game.id)
+    found = cache.get(key)
+    if found is None or found[0] is not ctx.message:
+        if len(cache) > 64:
+            cache.clear()
+        found = cache[key] = (ctx.message, written(ctx.session, ctx.message, game))
+    return found[1]
+
+
+_WRITTEN = "gm.written"  # session.info: what gm.mail.written found of the mails read in the session
 
 
 def unit_key(order: Order, turn: bool = False) -> str:
