@@ -48,11 +48,11 @@ class DrawnOrder:
     """An order as the map shows it. `ok` is None before the phase is adjudicated."""
 
     power: str
-    kind: str  # hold, move, support, convoy, retreat, build, disband
+    kind: str  # hold, move, support, convoy, retreat, build, disband, deny, blockade
     unit: str  # the ordered unit's location (a build: where it is built)
     unit_type: str = ""
-    target: str = ""  # supported or convoyed unit's location
-    dest: str = ""  # where the move, retreat, supported move or convoy goes
+    target: str = ""  # supported or convoyed unit's location; one end of a passage denied
+    dest: str = ""  # where the move, retreat, supported move or convoy goes; a passage's other end; the port blockaded
     ok: bool | None = None
     # A step of a turn of impulses (1700AD II): its impulse, and its strength when more than one.
     impulse: int = 0
@@ -89,6 +89,8 @@ _PATTERNS = [
     ("retreat", re.compile(rf"^{_UNIT} R (?P<d>{_LOC})$")),
     ("disband", re.compile(rf"^{_UNIT} D$")),
     ("build", re.compile(rf"^Build {_UNIT}$")),
+    ("deny", re.compile(rf"^{_UNIT} X (?P<g>{_LOC})-(?P<d>{_LOC})$")),  # Napoleonic Wars
+    ("blockade", re.compile(rf"^{_UNIT} B (?P<d>{_LOC})$")),
 ]
 
 
@@ -193,6 +195,16 @@ def _head(draw: ImageDraw.ImageDraw, p, q, fill: int, size: float = 9, outline: 
 def _cross(draw: ImageDraw.ImageDraw, x: float, y: float, r: float = 4, fill: int = DISLODGED) -> None:
     draw.line([(x - r, y - r), (x + r, y + r)], fill=fill, width=3)
     draw.line([(x - r, y + r), (x + r, y - r)], fill=fill, width=3)
+
+
+def _bar(draw: ImageDraw.ImageDraw, p, q, ink: int, ok: bool | None, half: float = 9) -> None:
+    """A bar across the line p-q at q, as a barrier: dark-edged, or grey-edged when it failed."""
+    (x1, y1), (x2, y2) = p, q
+    d = math.hypot(x2 - x1, y2 - y1) or 1.0
+    nx, ny = -(y2 - y1) / d * half, (x2 - x1) / d * half
+    ends = [(x2 - nx, y2 - ny), (x2 + nx, y2 + ny)]
+    draw.line(ends, fill=FAILED if ok is False else BLACK, width=7)
+    draw.line(ends, fill=ink, width=4)
 
 
 def _line(draw, p, q, ink: int, ok: bool | None, width: int, head: bool) -> None:
@@ -346,10 +358,38 @@ class _Picture:
                 _dashed(self.draw, p, q, BLACK, 4, dash=3, gap=3)
                 _dashed(self.draw, p, q, ink if o.ok is not False else FAILED, 2, dash=3, gap=3)
                 self.draw.regular_polygon((q, 5), 4, fill=ink, outline=BLACK)
+            elif o.kind == "deny":
+                self._deny(o, ink)
+            elif o.kind == "blockade":
+                self._blockade(o, ink)
             elif o.kind == "build":
                 x, y = self.at(o.unit)
                 self.draw.ellipse([x - 16, y - 14, x + 16, y + 14], outline=BLACK if o.ok is not False else FAILED, width=3)
                 self.draw.ellipse([x - 14, y - 12, x + 14, y + 12], outline=ink, width=2)
+
+    def _deny(self, o: DrawnOrder, ink: int) -> None:
+        """A denied passage (X): the passage from one land space to the other by way of the
+        fleet's sea, thin and dashed, barred across at the fleet; grey and crossed when it failed."""
+        a, b, f = self.at(o.target), self.at(o.dest), self.unit_at(o.unit)
+        colour = ink if o.ok is not False else FAILED
+        for p, q in ((a, f), (f, b)):
+            _dashed(self.draw, *_shorten(p, q, 12, 14), colour, 2, dash=4, gap=4)
+        across = (f[0] - (b[0] - a[0]), f[1] - (b[1] - a[1]))  # the bar stands across the passage
+        _bar(self.draw, across, f, ink, o.ok, half=22)
+        if o.ok is False:
+            _cross(self.draw, f[0] + 18, f[1] - 16)
+
+    def _blockade(self, o: DrawnOrder, ink: int) -> None:
+        """A blockade (B): the fleet's line to the port, barred at its shore, and a broken ring
+        (a chain of ships) round the port; grey and crossed when it was cut."""
+        x, y = self.at(o.dest)
+        edge = FAILED if o.ok is False else BLACK
+        for start in range(0, 360, 45):  # eight links, with gaps, clear of the port's name
+            for r, colour, width in ((23, edge, 5), (23, ink, 3)):
+                self.draw.arc([x - r, y - r, x + r, y + r], start + 6, start + 39, fill=colour, width=width)
+        p, q = _shorten(self.unit_at(o.unit), (x, y), 10, 28)
+        _line(self.draw, p, q, ink, o.ok, 3, False)
+        _bar(self.draw, p, q, ink, o.ok)
 
     def retreat_options(self) -> None:
         for unit, options in self.scene.dislodged:
