@@ -31,6 +31,7 @@ Run:  .venv/bin/python bench/pages.py [--warmup 10] [--phases 10] [--keep DIR]
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -158,7 +159,7 @@ def main() -> int:
         played = len(history(s, row))
     print(f"gm game pages benchmark: Ambition & Empire, {played} phases played by the end "
           f"({args.warmup} before timing, {args.phases} timed); Python {platform.python_version()}, "
-          f"{platform.machine()}")
+          f"{platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'':8} {'median ms':>10} {'worst ms':>9}")
     for name, figures in (("pages", pages_ms), ("mail", mail_ms), ("maps", maps_ms)):
         print(f"{name:8} {statistics.median(figures):10.1f} {max(figures):9.1f}")

@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -24,7 +25,7 @@ from gm.engine.model import GameState
 from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, major_powers, variant_of
 from gm.lifecycle.house_rules import HouseRules, rules_of
-from gm.lifecycle.phases import FINAL_KEY, position
+from gm.lifecycle.phases import FINAL_KEY
 from gm.lifecycle.report import public_view
 from gm.mail.game_mail import deadline_text, public_results
 from gm.mail.press import describe as describe_press
@@ -40,7 +41,49 @@ _GM_COPY = "(a copy for the GM"
 _BATCHED = f"\n{'-' * 72}\n"  # between the press blocks of one mail
 
 
-def _stamp(row: GamePhase, what: str) -> str:
+@dataclass(frozen=True)
+class StoredPhase:
+    """A stored phase as the pages read it (the columns of gm.store.models.GamePhase they use)."""
+
+    id: int
+    seq: int
+    label: str
+    opened_at: datetime | None
+    adjudicated_at: datetime | None
+    deadline_at: datetime | None
+    state_json: dict[str, Any]
+    results_json: dict[str, Any] | None
+
+
+# What an adjudicated phase holds, by (id, opened_at, adjudicated_at), kept between two writings of
+# a game's pages (Publisher): it never changes, and decoding every phase's JSON again after each
+# phase would cost more than the rest of the writing.
+PhaseCache = dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any] | None]]
+
+
+def stored_phases(session: Session, game: Game, cache: PhaseCache | None = None) -> list[StoredPhase]:
+    """Every stored phase of `game`, oldest first; the adjudicated ones from `cache` when there."""
+    light = session.execute(select(GamePhase.id, GamePhase.seq, GamePhase.label, GamePhase.opened_at,
+                                   GamePhase.adjudicated_at, GamePhase.deadline_at)
+                            .where(GamePhase.game_id == game.id).order_by(GamePhase.seq)).all()
+    cache = {} if cache is None else cache
+    keys = {row.id: (row.id, row.opened_at, row.adjudicated_at) for row in light}
+    wanted = [row.id for row in light if row.adjudicated_at is None or keys[row.id] not in cache]
+    fresh = {}
+    if wanted:
+        fresh = {i: (state, results) for i, state, results in session.execute(
+            select(GamePhase.id, GamePhase.state_json, GamePhase.results_json).where(GamePhase.id.in_(wanted)))}
+    out = []
+    for row in light:
+        state, results = fresh[row.id] if row.id in fresh else cache[keys[row.id]]
+        if row.adjudicated_at is not None:
+            cache[keys[row.id]] = (state, results)
+        out.append(StoredPhase(row.id, row.seq, row.label, row.opened_at, row.adjudicated_at, row.deadline_at,
+                               state, results))
+    return out
+
+
+def _stamp(row: StoredPhase, what: str) -> str:
     """What a stored phase's page or map is made of, in short. An adjudicated phase never changes
     but by a rollback, which makes it another row (or opens it again); the phase under way may be
     corrected in place (REISSUE, civil disorder): its position is part of it."""
@@ -107,7 +150,8 @@ class GamePages:
     press: list[dict[str, str]] = field(default_factory=list)
 
 
-def game_pages(session: Session, game: Game, known: Collection[str] = ()) -> GamePages | None:
+def game_pages(session: Session, game: Game, known: Collection[str] = (), cache: PhaseCache | None = None
+               ) -> GamePages | None:
     """What `game`'s pages show; None when the game has none (house rule pages = private). The
     results of a phase whose page is `known` (by its fingerprint: written already) are not read
     but for the newest phase, which the game's page shows."""
@@ -115,7 +159,7 @@ def game_pages(session: Session, game: Game, known: Collection[str] = ()) -> Gam
     if rules.pages == "private":
         return None
     variant = variant_of(game)
-    rows = list(session.scalars(select(GamePhase).where(GamePhase.game_id == game.id).order_by(GamePhase.seq)))
+    rows = stored_phases(session, game, cache)
     done = [r for r in rows if r.adjudicated_at is not None and r.results_json is not None]
     current = next((r for r in reversed(rows) if r.adjudicated_at is None), None)
     pages = []
@@ -146,7 +190,7 @@ def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
             "page": f"{paths.game_folder(game.name)}/{paths.game_page()}"}
 
 
-def _phase(game: Game, variant: Variant, row: GamePhase, rows: list[GamePhase], fingerprint: str, *,
+def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhase], fingerprint: str, *,
            read: bool) -> PhasePage:
     report = public_view(row.results_json or {}, None)  # no secret allocation, not even on a map
     name = paths.slug(row.label)
@@ -165,12 +209,12 @@ def _phase(game: Game, variant: Variant, row: GamePhase, rows: list[GamePhase], 
         after_map = MapSource(f"{paths.slug(later.label)}-position", later.state_json, None,
                               f"The map of the position after {row.label}: {later.label} (the centres are listed as "
                               "text below)", _stamp(later, "position"))
-    results = public_results(game, variant, report, position(row)) if read else None
+    results = public_results(game, variant, report, state_from_json(row.state_json)) if read else None
     return PhasePage(label=row.label, page=paths.phase_page(row.label), results=results,
                      orders_map=orders_map, after_map=after_map, fingerprint=fingerprint)
 
 
-def _now_map(variant: Variant, current: GamePhase | None, done: list[GamePhase]) -> tuple[MapSource | None, str]:
+def _now_map(variant: Variant, current: StoredPhase | None, done: list[StoredPhase]) -> tuple[MapSource | None, str]:
     if current is not None:
         return MapSource(f"{paths.slug(current.label)}-position", current.state_json, None,
                          f"The map of the position now, {current.label}", _stamp(current, "position")), current.label
@@ -184,7 +228,7 @@ def _now_map(variant: Variant, current: GamePhase | None, done: list[GamePhase])
     return None, ""
 
 
-def _status(game: Game, current: GamePhase | None) -> str:
+def _status(game: Game, current: StoredPhase | None) -> str:
     if game.status == GameStatus.FORMING:
         return "forming: taking players"
     if game.status == GameStatus.FINISHED:
@@ -193,14 +237,14 @@ def _status(game: Game, current: GamePhase | None) -> str:
     return said + (", paused by the GM" if game.paused_at is not None else "")
 
 
-def _deadline(game: Game, current: GamePhase | None, rules: HouseRules) -> str | None:
+def _deadline(game: Game, current: StoredPhase | None, rules: HouseRules) -> str | None:
     if game.status != GameStatus.ACTIVE or current is None or game.paused_at is not None:
         return None
     moment = current.deadline_at or game.deadline_at
     return deadline_text(moment, rules.timezone) if moment is not None else None
 
 
-def centre_chart(variant: Variant, rows: list[GamePhase]) -> dict[str, Any]:
+def centre_chart(variant: Variant, rows: list[StoredPhase]) -> dict[str, Any]:
     """Every great power's centres at the start and at the end of each year played (as the
     year's last adjudicated phase left them), for the chart and the table beside it."""
     if not rows:

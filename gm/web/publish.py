@@ -27,11 +27,12 @@ from gm.lifecycle.house_rules import OPTION_KEY
 from gm.settings import SettingsError
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OutboundMail
-from gm.web.pages import game_pages
+from gm.web.pages import PhaseCache, game_pages
 from gm.web.writer import Written, index_entries, kept_pages, write_index, write_pages
 
 log = logging.getLogger(__name__)
 
+CACHED_PHASES = 2000  # adjudicated phases kept decoded between rounds (a few MB), then read again
 TICK_SECONDS = 2.0  # the longest between two looks at the games for a change
 
 
@@ -60,6 +61,7 @@ class Publisher:
         self.session_factory = session_factory
         self.out = out
         self.seen: dict[int, str] = {}
+        self.phases: PhaseCache = {}  # the adjudicated phases read before (gm.web.pages.stored_phases)
 
     def round(self) -> Written:
         done = Written()
@@ -72,12 +74,14 @@ class Publisher:
             for game_id in changed:
                 game = session.get(Game, game_id)
                 if game is not None:
-                    shown.append((game.name, game_pages(session, game, kept_pages(self.out, game.name))))
+                    shown.append((game.name, game_pages(session, game, kept_pages(self.out, game.name), self.phases)))
             index = index_entries(session)
         for name, pages in shown:  # after the transaction: drawing maps takes a while
             done.add(write_pages(self.out, name, pages))
         done.files.append(write_index(self.out, index))
         self.seen = now
+        if len(self.phases) > CACHED_PHASES:
+            self.phases.clear()
         return done
 
 

@@ -223,11 +223,16 @@ def _chart_svg(shown: GamePages, variant: Variant, palette: str) -> dict[str, An
             "base": height - bottom, "left": left}
 
 
+_STYLED: set[Path] = set()  # folders given the style sheet by this process (it changes only with gm)
+
+
 def _style(out: Path, done: Written) -> None:
-    css = (templates_dir() / "web" / STYLE).read_bytes()
     target = out / STYLE
-    if _put(target, css):
+    if target in _STYLED and target.exists():
+        return
+    if _put(target, (templates_dir() / "web" / STYLE).read_bytes()):
         done.files.append(target)
+    _STYLED.add(target)
 
 
 def index_entries(session: Session) -> list[dict[str, Any]]:
