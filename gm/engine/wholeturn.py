@@ -15,6 +15,10 @@ conflict is the whole turn's:
   carried to it as to a double move. A unit dislodged in the conflict retreats after it (rule 5:
   "after the impulse (or turn, in double impulse conflicts) of the attack").
 
+A leader's double step after a first one is a double attack too: he is "using his double strength
+capability" (rule 7: his second and third impulses are "simultaneous with all other second
+impulses"). Conflicts keeps this bookkeeping for impulses._Turn.
+
 What a step's plan must offer (impulses._Plan): `steps` as (impulse made in, step, points, first
 impulse spanned), `at` (where its unit is now, None once gone), `done` (dislodged), `waits` (the
 space its waiting move is decided in, or None) and `until` (the impulse it is decided in).
@@ -172,7 +176,7 @@ def supports_again(plan: Plan, mover: Plan, dest: str, impulse: int) -> bool:
 
 def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: str) -> str:
     """What became of move i, one of a double-strength conflict decided at the end of the turn, in
-    a player's words: the strengths compared, whole turn's supports included."""
+    a player's words: the strengths compared, the whole turn's supports included."""
     name = movement.map.name
     dest = movement.dst[i]
     here = movement.attack_strength(i)
@@ -181,9 +185,10 @@ def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: st
     if succeeded and not rivals and not movement.hold_strength(dest):  # type: ignore[arg-type]
         return f"entered {name(dest)} at the end of the turn: no other attack on it was made, in the whole-turn comparison"
     if succeeded:
-        beaten = ", ".join(f"{_attack(movement, j)} ({n})" for n, j in rivals if n)
+        held = movement.hold_strength(dest)  # type: ignore[arg-type]
+        beaten = [f"{_attack(movement, j)} ({n})" for n, j in rivals if n] + ([f"a defence of {held}"] if held else [])
         return (f"entered {name(dest)} in the whole-turn comparison of the double-strength conflict: "
-                f"{here} against " + (beaten if beaten else f"a defence of {movement.hold_strength(dest)}"))  # type: ignore[arg-type]
+                f"{here} against " + ", ".join(beaten))
     if rivals and rivals[0][0] >= here > 0:
         n, j = rivals[0]
         return f"bounced in {name(dest)} against {_attack(movement, j)} in the whole-turn comparison ({here} against {n})"
@@ -192,5 +197,6 @@ def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: st
 
 
 def _attack(movement: MultiMovement, j: int) -> str:
-    kind = "the double-strength attack" if movement.weight[j] > 1 else "the attack"
+    points = getattr(movement, "factor", {}).get(j, 1)  # ImpulseMovement's: the impulse points spent on it
+    kind = {1: "the attack", 2: "the double-strength attack"}.get(points, "the triple-strength attack")
     return f"{kind} from {movement.map.name(movement.src[j])}"
