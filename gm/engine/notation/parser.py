@@ -1,15 +1,15 @@
 """parse_order: one line of a player's orders -> a typed Order, or a precise reason why not.
 
-It reads the order language every variant shares (reader.py), and the notations a variant's
-rules switch on: secret points (points.py), declarations (declarations.py), a fleet's orders at
-sea (fleet_orders.py), a fleet's two moves (two_moves.py), turns of impulses (turns.py).
+It reads the order language every variant shares (reader.py) and the notations of orders for no
+unit, which the variant's rules accept or refuse: secret points (points.py), declarations
+(declarations.py); and those the variant's rules switch on: a fleet's orders at sea where there
+are passages (fleet_orders.py), a fleet's two moves (two_moves.py), turns of impulses (turns.py).
 """
 from __future__ import annotations
 
 import re
 
 from gm.engine.adjudicator import check_order
-from gm.engine.resolve import FLEET_CONVOYED
 from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, designation
 from gm.engine.notation import declarations, fleet_orders, points, two_moves
 from gm.engine.notation.names import resolve_power
@@ -17,6 +17,7 @@ from gm.engine.notation.reader import Fail, ParsedOrder, Raw, is_fleet, read_ord
 from gm.engine.notation.turns import named_units, parse_turn, route_steps
 from gm.engine.notation.words import ACCEPTS, THEN, WHEN, tokens
 from gm.engine.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, waive
+from gm.engine.resolve import FLEET_CONVOYED
 from gm.engine.variant import Variant
 
 _QUOTE_MARK = re.compile(r"\s*[>|]")
