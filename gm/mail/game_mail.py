@@ -479,8 +479,12 @@ def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> di
     if key in drawn:
         drawn[key] = drawn.pop(key)  # used last: dropped last
         return _data(drawn[key])
-    return {"drawing": (key, variant, _stored_scene(game, variant, row, results=results, final=kind == "final"),
-                        palette)}
+    try:
+        scene = _stored_scene(game, variant, row, results=results, final=kind == "final")
+    except Exception:  # a stored phase that makes no picture: the mail goes without it, not never
+        log.exception("could not make the map of %s (phase %s)", game.name, phase_id)
+        return None
+    return {"drawing": (key, variant, scene, palette)}
 
 
 def _draw(drawn: DrawnMaps, key: tuple[Any, ...], variant: Variant, scene: Scene, palette: str) -> str | None:

@@ -44,6 +44,7 @@ from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from gm.mail import mail_log
 from gm.mail.inbox import Backoff
+from gm.mail.maps_left_out import without_missing_maps
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
@@ -95,33 +96,37 @@ class Outgoing:
         those drawn before (see draw_attachments); without `draw`, only planned (with `plans`,
         what the transaction's other rows planned: see plan_attachments): draw them with drawn()
         once the session's transaction is over."""
-        attachments = row.attachments
+        attachments, text, html = row.attachments, row.body_text, row.body_html
         if session is not None:
             from gm.mail.game_mail import draw_attachments, plan_attachments  # the results mail's module
 
             attachments = (draw_attachments(session, attachments, drawn) if draw else
                            plan_attachments(session, attachments, {} if drawn is None else drawn, plans))
+            text, html = without_missing_maps(row.attachments, attachments, text, html)
         return cls(
             id=row.id,
             message_id=row.message_id,
             to_addr=row.to_addr,
             subject=row.subject,
-            body_text=row.body_text,
+            body_text=text,
             attachments=attachments,
             in_reply_to=row.in_reply_to,
             created_at=row.created_at,
             attempts=row.attempts,
-            body_html=row.body_html,
+            body_html=html,
             references=row.references,
             generated=row.game_id is not None and row.inbound_id is None,
             kind=row.kind,
         )
 
     def drawn(self, drawn: dict[Any, str | None]) -> Outgoing:
-        """This mail with the maps planned by of(..., draw=False) drawn."""
+        """This mail with the maps planned by of(..., draw=False) drawn (and its words without
+        those that could not be: gm.mail.maps_left_out)."""
         from gm.mail.game_mail import draw_planned
 
-        return replace(self, attachments=draw_planned(self.attachments, drawn))
+        attachments = draw_planned(self.attachments, drawn)
+        text, html = without_missing_maps(self.attachments, attachments, self.body_text, self.body_html)
+        return replace(self, attachments=attachments, body_text=text, body_html=html)
 
 
 class BadOutgoing(ValueError):
