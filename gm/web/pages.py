@@ -89,8 +89,26 @@ def _stamp(row: StoredPhase, what: str) -> str:
     corrected in place (REISSUE, civil disorder): its position is part of it."""
     if row.adjudicated_at is not None:
         return f"{row.id}|{row.opened_at}|{row.adjudicated_at}|{what}"
+    return _position_stamp(row)
+
+
+_POSITIONS: dict[tuple[Any, ...], str] = {}  # (id, opened_at, adjudicated_at) -> _position_stamp
+_POSITIONS_KEPT = 5000
+
+
+def _position_stamp(row: StoredPhase) -> str:
+    """The position a phase started from, in short: the same before and after its adjudication,
+    so that the map of the position under way is the map of the position after the phase before."""
+    key = (row.id, row.opened_at, row.adjudicated_at)
+    if key in _POSITIONS:
+        return _POSITIONS[key]
     digest = hashlib.sha256(json.dumps(row.state_json, sort_keys=True).encode()).hexdigest()
-    return f"{row.id}|{row.opened_at}|{digest}|{what}"
+    stamp = f"{row.id}|{row.opened_at}|{digest}|position"
+    if row.adjudicated_at is not None:  # it changes no more
+        if len(_POSITIONS) > _POSITIONS_KEPT:
+            _POSITIONS.clear()
+        _POSITIONS[key] = stamp
+    return stamp
 
 
 @cache
@@ -208,7 +226,7 @@ def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhas
         # the same picture as the position map of the phase under way was: drawn once, one name
         after_map = MapSource(f"{paths.slug(later.label)}-position", later.state_json, None,
                               f"The map of the position after {row.label}: {later.label} (the centres are listed as "
-                              "text below)", _stamp(later, "position"))
+                              "text below)", _position_stamp(later))
     results = public_results(game, variant, report, state_from_json(row.state_json)) if read else None
     return PhasePage(label=row.label, page=paths.phase_page(row.label), results=results,
                      orders_map=orders_map, after_map=after_map, fingerprint=fingerprint)
@@ -217,14 +235,15 @@ def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhas
 def _now_map(variant: Variant, current: StoredPhase | None, done: list[StoredPhase]) -> tuple[MapSource | None, str]:
     if current is not None:
         return MapSource(f"{paths.slug(current.label)}-position", current.state_json, None,
-                         f"The map of the position now, {current.label}", _stamp(current, "position")), current.label
+                         f"The map of the position now, {current.label}", _position_stamp(current)), current.label
     if done:
         last = done[-1]
         final = (last.results_json or {}).get(FINAL_KEY)
         name, what = (f"{paths.slug(last.label)}-final", "final") if final is not None else \
             (f"{paths.slug(last.label)}-position", "position")
         return MapSource(name, final if final is not None else last.state_json, None,
-                         "The map of the position the game ended in", _stamp(last, what)), "the end"
+                         "The map of the position the game ended in",
+                         _stamp(last, what) if final is not None else _position_stamp(last)), "the end"
     return None, ""
 
 
