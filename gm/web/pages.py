@@ -187,6 +187,8 @@ def game_pages(session: Session, game: Game, known: Collection[str] = (), cache:
         newest = i == len(done) - 1
         pages.append(_phase(game, variant, row, rows, fingerprint, read=newest or fingerprint not in known))
     now_map, now_label = _now_map(variant, current, done)
+    if game.status == GameStatus.FINISHED:  # ended while a phase was under way (a draw): its position
+        now_label = "the end"
     taken = {p.power: p for p in active_players(session, game) if p.power}
     powers = [(p, "open" if p not in taken else "civil disorder" if taken[p].civil_disorder else "played")
               for p in major_powers(session, game)]
