@@ -121,6 +121,10 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     final = email.message_from_bytes(Path(named.group(1)).read_bytes(), policy=email.policy.default)
     assert final["To"] in players and final["Subject"] == end[0][2]
     assert "Special orders the GM accepted: " in summary and str(tmp_path / "mail") in summary
+    # and the game's web pages beside the mail, gm serve's, their index named
+    index = tmp_path / "pages" / "index.html"
+    assert f"The game's web pages (every phase's orders, results and maps; no secret): {index}" in summary
+    assert index.exists() and (tmp_path / "pages" / "games" / "demo" / "index.html").exists()
     if variant == DEFAULT_VARIANT:
         default_demo(tmp_path, db, out)
 
