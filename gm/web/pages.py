@@ -183,7 +183,8 @@ def game_pages(session: Session, game: Game, known: Collection[str] = (), cache:
     pages = []
     for i, row in enumerate(done):
         neighbours = [done[j].label if 0 <= j < len(done) else "" for j in (i - 1, i + 1)]
-        fingerprint = "|".join([_templates_stamp(), _stamp(row, "page"), *neighbours])
+        # the house rule too: a page of a listed game links to the index, an unlisted one asks not to be indexed
+        fingerprint = "|".join([_templates_stamp(), rules.pages, _stamp(row, "page"), *neighbours])
         newest = i == len(done) - 1
         pages.append(_phase(game, variant, row, rows, fingerprint, read=newest or fingerprint not in known))
     now_map, now_label = _now_map(variant, current, done)
