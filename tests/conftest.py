@@ -62,6 +62,13 @@ def apt_install(packages: list[str], installed: Callable[[], bool]) -> str:
     return ""
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` (tens of seconds each) run first. pytest-xdist hands tests to its
+    workers in collection order (one at a time with --dist loadgroup, see pyproject.toml): a test
+    of a minute collected last would end the run a minute after everything else."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: the rest keep their order
+
+
 @pytest.fixture(scope="session")
 def apt_installer() -> Callable[[list[str], Callable[[], bool]], str]:
     """apt_install, for conftest files below this one (they cannot import this module by name)."""
@@ -155,11 +162,12 @@ def postgres_url() -> Iterator[str]:
 
 
 @contextmanager
-def _new_database(server: str) -> Iterator[str]:
-    """A new empty database on the PostgreSQL server of `server` (a URL), dropped at the end."""
+def _new_database(server: str, template: str = "template1") -> Iterator[str]:
+    """A new database on the PostgreSQL server of `server` (a URL), a copy of `template` (empty
+    by default), dropped at the end."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     with _admin(server) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
     try:
         yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
@@ -167,13 +175,42 @@ def _new_database(server: str) -> Iterator[str]:
             admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
+@pytest.fixture(scope="session")
+def _migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file brought up to the latest revision, once per test process."""
+    path = tmp_path_factory.mktemp("migrated") / "gm.sqlite3"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def _migrated_postgres(postgres_url: str) -> str:
+    """A database brought up to the latest revision, once per test process, on the session's
+    PostgreSQL server (its name): the template of the tests' migrated databases."""
+    name = "gm_migrated"
+    with _admin(postgres_url) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    upgrade(make_url(postgres_url).set(database=name).render_as_string(hide_password=False))
+    return name
+
+
+_MIGRATED = pytest.StashKey[bool]()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each kind, new for every test."""
+    """An empty database of each kind, new for every test; for a test that asks for
+    `migrated_url` too, a copy of a migrated one instead (see there)."""
+    migrated = "migrated_url" in request.fixturenames
+    request.node.stash[_MIGRATED] = migrated
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'gm.sqlite3'}"
+        path = tmp_path / "gm.sqlite3"
+        if migrated:
+            shutil.copyfile(request.getfixturevalue("_migrated_sqlite"), path)
+        yield f"sqlite:///{path}"
         return
-    with _new_database(request.getfixturevalue("postgres_url")) as url:
+    template = request.getfixturevalue("_migrated_postgres") if migrated else "template1"
+    with _new_database(request.getfixturevalue("postgres_url"), template) as url:
         yield url
 
 
@@ -188,8 +225,12 @@ def other_db_url(db_url: str, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def migrated_url(db_url: str) -> str:
-    upgrade(db_url)
+def migrated_url(db_url: str, request: pytest.FixtureRequest) -> str:
+    """`db_url` at the latest revision. Running the migrations takes about a second a test, on
+    hundreds of tests: db_url copies a database they brought up once per test process instead
+    (tests/store/ runs the migrations themselves)."""
+    if not request.node.stash.get(_MIGRATED, False):
+        upgrade(db_url)
     return db_url
 
 
