@@ -57,6 +57,7 @@ def test_a_demo_that_cannot_be_played_says_why_in_one_line(tmp_path: Path, capsy
 
 
 @pytest.mark.parametrize("variant", list(REGISTRY))
+@pytest.mark.long
 def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chosen = [] if variant == DEFAULT_VARIANT else ["--variant", variant]  # scripts/demo's game by default
     assert main(["demo", *chosen, "--years", "1", "--seed", str(SEED), "--out", str(tmp_path)]) == 0

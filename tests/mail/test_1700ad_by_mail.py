@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from test_game_by_mail import Table, new_game, results_of, serving, subject_has, text_of
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
@@ -28,6 +30,7 @@ RULE_6 = [
 ]
 
 
+@pytest.mark.long
 async def test_two_years_of_1700ad_by_mail(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,

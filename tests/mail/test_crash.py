@@ -64,6 +64,7 @@ def _mail(n: int) -> tuple[EmailMessage, str]:
     return msg, user
 
 
+@pytest.mark.long
 async def test_killed_at_random_every_mail_counts_once(
     migrated_url: str,
     dovecot: Dovecot,

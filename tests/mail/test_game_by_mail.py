@@ -17,6 +17,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from sqlalchemy import func, select
 
 from gm.games import create_game, current_phase, find_game
@@ -147,6 +148,7 @@ FALL = {
 }
 
 
+@pytest.mark.long
 async def test_a_game_year_of_standard_diplomacy_by_mail(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,
@@ -209,6 +211,7 @@ async def test_a_game_year_of_standard_diplomacy_by_mail(
         assert results == 4 * 7  # four phases, seven players (no GM address set)
 
 
+@pytest.mark.long
 async def test_a_game_year_of_ambition_and_empire_by_mail(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,
@@ -246,6 +249,7 @@ async def test_a_game_year_of_ambition_and_empire_by_mail(
         assert results
 
 
+@pytest.mark.long
 async def test_missing_orders_take_the_defaults_and_repeated_lateness_means_civil_disorder(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,
@@ -270,6 +274,7 @@ async def test_missing_orders_take_the_defaults_and_repeated_lateness_means_civi
         assert sorted(cd) == sorted(t.powers)  # seven late twice in a row
 
 
+@pytest.mark.long
 async def test_reminders_name_the_units_still_without_orders_and_a_stale_order_is_refused(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,

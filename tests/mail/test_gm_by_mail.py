@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from gm.games import add_master, find_game
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.passwords import hash_password
@@ -19,6 +21,7 @@ if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
 REFEREE = "alice"  # the GM's mailbox on the test's Dovecot
 
 
+@pytest.mark.long
 async def test_the_gm_puts_a_mistyped_order_right_by_mail_and_every_player_gets_the_correction(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from test_game_by_mail import Table, new_game, results_of, serving, subject_has, text_of
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
@@ -31,6 +33,7 @@ BIDS_1801 = {
 BID = re.compile(r"\bIP \d+ [A-Z][a-z]+(?: FOR [A-Z][a-z]+)?")
 
 
+@pytest.mark.long
 async def test_two_winters_of_bids_by_mail(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
     tmp_path: Path,

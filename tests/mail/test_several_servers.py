@@ -181,6 +181,7 @@ def _kill(server: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+@pytest.mark.long
 async def test_two_servers_one_killed_mid_game_every_deadline_and_mail_once(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
 ) -> None:
@@ -266,6 +267,7 @@ def _status(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+@pytest.mark.long
 async def test_gm_status_names_the_mailbox_holder_the_standby_and_a_dead_server(
     migrated_url: str, dovecot: Dovecot, smtp_front: SmtpFront, gm_serve: StartGmServe, tmp_path: Path
 ) -> None:

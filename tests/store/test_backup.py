@@ -156,6 +156,7 @@ def new_started_game(url: str) -> None:
         start_game(s, game, gm_address=GM, now=utcnow())
 
 
+@pytest.mark.long
 def test_a_backup_taken_mid_game_restores_into_a_fresh_database_and_plays_on(
     db_url: str, other_db_url: str, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
+import pytest
 from aiosmtpd.controller import Controller
 from alembic.script import ScriptDirectory
 from argon2 import PasswordHasher
@@ -158,6 +159,7 @@ async def send_outbox(url: str) -> list[tuple[str, list[str], bytes]]:
     return sink.mail
 
 
+@pytest.mark.long
 def test_games_stored_at_the_first_revision_play_on_after_an_upgrade_to_the_newest(db_url: str) -> None:
     first, *_, newest = revisions()
     upgrade(db_url, first)
