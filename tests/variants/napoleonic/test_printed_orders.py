@@ -64,3 +64,30 @@ def test_a_support_of_a_merge_nobody_makes() -> None:
     result = next(r for r in adjudicate(v, state, [order]).results if r.order is order)
     assert (result.result.value, result.reason) == ("void", "no unit merges into Burgundy")
     assert check_order(v, state, order) is None  # the merging orders may come in a later mail
+
+
+@pytest.mark.parametrize("text", ["A(Tun) E F(BOT)-ION-AEG", "A(AEG) D Con", "A(Tun) E F(BOT)-ION", "A(ION) D Bal."])
+def test_the_acknowledgement_takes_each_printed_order_alone(text: str) -> None:
+    """Each order of rule 6's examples, sent alone (its partner may come in another mail), is
+    accepted: its legality is the engine's, as check_order judges it for the acknowledgement."""
+    from gm.engine.adjudicator import check_order
+    from gm.engine.model import Phase, PhaseKind, Season, Unit, UnitType
+    from gm.engine.parse import parse_order
+
+    v = next(iter(CASES.values())).variant
+    state = v.initial_state().with_(phase=Phase(1801, Season.SPRING, PhaseKind.MOVEMENT), units={
+        "TUN": Unit("France", UnitType.ARMY, "TUN"), "BOT": Unit("France", UnitType.FLEET, "BOT")})
+    parsed = parse_order(v, text, "France", PhaseKind.MOVEMENT, state)
+    assert parsed.order is not None, parsed.error
+    assert check_order(v, state, parsed.order) is None
+
+
+def test_more_moves_than_a_fleet_makes_are_refused() -> None:
+    from gm.engine.model import PhaseKind
+    from gm.engine.parse import parse_order
+
+    v = next(iter(CASES.values())).variant
+    assert parse_order(v, "A(Tun) E F(BOT)-ION-AEG-EMS", "France", PhaseKind.MOVEMENT).error == \
+        "the fleet boarded moves at most twice a turn"
+    assert parse_order(v, "F(NTH)-ENG-MAO-POR", "England", PhaseKind.MOVEMENT).error == \
+        "a fleet moves at most twice a turn: F NTH - ENG - MAO - POR"
