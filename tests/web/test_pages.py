@@ -111,7 +111,8 @@ def test_listed_unlisted_and_private_games(session_factory: sessionmaker[Session
     publisher.round()  # the change is seen without anyone telling the publisher
     assert (folder / "index.html").exists()
     assert GAME not in _text((out / paths.INDEX).read_text())
-    assert 'name="robots" content="noindex"' in (folder / "index.html").read_text()
+    assert all('name="robots" content="noindex"' in page.read_text() for page in folder.glob("*.html"))
+    assert not any('href="../../index.html"' in page.read_text() for page in folder.glob("*.html"))
     assert GAME not in _text((out / paths.GAMES / "index.html").read_text())  # no folder listing names it
     house_rule("private")
     publisher.round()
