@@ -42,8 +42,8 @@ def _ends_text(lines: list[str], i: int, s: str) -> bool:
 
 
 def new_text(text: str) -> str:
-    """What the sender wrote: quoted lines, attributions, mobile footers, banners, disclaimers and
-    a closing block of contact lines dropped; the text cut at a signature, a header block, a
+    """What the sender wrote: quoted lines, attributions, mobile footers, rules, banners,
+    disclaimers and a closing block of contact lines dropped; the text cut at a signature, a header block, a
     separator, a forwarded message, a mailing list's footer, a pasted acknowledgement, a phone's
     footer with more below it, or an attribution above unquoted text; lines right-stripped, runs
     of blank lines made one, no blank lines at either end.
@@ -80,7 +80,7 @@ def new_text(text: str) -> str:
         kind = footer(s)
         if kind == 2 and (i + 1 == len(lines) or not lines[i + 1].strip()):
             break  # a phone's or a program's footer, set apart: below it is the mail replied to
-        skipped = skip_noise(lines, i) if not kind else 1
+        skipped = 1 if kind or is_rule(s) else skip_noise(lines, i)
         if skipped:
             i += skipped
             continue

@@ -48,6 +48,7 @@ def strength(s: str) -> int:
     return 2 if address and date and _CLOCK.search(s) else 0
 
 
+_CLOSING = re.compile(r"\s*>\)?\s*(\S+\s*)?[:：]\s*")
 _ENDS = (":", "：", "-", ">")  # how the last line of an attribution ends
 
 
@@ -69,7 +70,8 @@ def attribution(lines: list[str], i: int) -> tuple[int, int]:
         return 0, 0
     joined = first
     for n, line in enumerate(following, 1):
-        if not line.strip() or is_quoted(line):
+        # '>:' closes an address wrapped onto its own line: no quote mark
+        if not line.strip() or (is_quoted(line) and not _CLOSING.fullmatch(line)):
             return 0, 0
         joined += " " + line.strip()
         if joined.endswith(_ENDS) and (sure := strength(joined)):

@@ -43,7 +43,7 @@ _FOOTER = re.compile("(" + "|".join((
 # What a footer names when a phone or a mail program wrote it (and not a player: "Sent by
 # convoy"): a device, a program, 'my'.
 _DEVICE = re.compile(
-    r"iphone|ipad|android|galaxy|samsung|outlook|yahoo|mail|gmail|mobile|phone|smartphone|"
+    r"iphon|ipad|android|galax|samsung|outlook|yahoo|mail|gmail|mobile|phone|smartphone|"
     r"handy|huawei|xiaomi|honor|oneplus|pixel|nokia|motorola|blackberry|tablet|windows|aol|"
     r"proton|tuta|spark|airmail|bluemail|telefon|телефон|móvil|movil|cellulare|celular|mobil|"
     r"mobiel|[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0590-\u06ff\u0e00-\u0e7f]|"

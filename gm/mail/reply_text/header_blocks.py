@@ -38,9 +38,9 @@ _TO = words(
     "prima", "za", "до", "kam", "adressaat", "viðtakandi", "đến", "kepada", "ถึง", "אל",
     "إلى", "प्राप्तकर्ता", "empfänger", "destinataire", "destinatario", "destinatário")
 _CC = words(
-    "cc", "bcc", "kopie", "kopi", "kopia", "kopio", "dw", "udw", "копия", "копие", "másolat",
+    "cc", "bcc", "kopie", "kopi", "kopia", "kopio", "dw", "udw", "копия", "копие", "копія", "másolat",
     "másolatot kap", "bilgi", "κοιν.", "κοιν", "抄送", "副本", "참조", "copie à", "copia",
-    "cópia", "cc:", "kópia", "kopija", "koopia", "afrit", "bản sao", "tembusan", "สำเนา",
+    "cópia", "a/c", "kópia", "kopija", "koopia", "afrit", "bản sao", "tembusan", "สำเนา",
     "עותק", "نسخة")
 _SUBJECT = words(
     "subject", "betreff", "objet", "onderwerp", "asunto", "oggetto", "assunto", "emne", "ämne",

@@ -23,7 +23,7 @@ from gm.mail.reply_text.common import order_shaped
 from gm.mail.reply_text.separators import is_rule
 
 _BANNER = re.compile(
-    r"^\W{0,3}(external|extern|externe|externo|esterno|externí|zewnętrzn\w*|ulkoinen|külső|harici|"
+    r"^\W{0,3}(external|extern|ext|externe|externo|esterno|externí|zewnętrzn\w*|ulkoinen|külső|harici|"
     r"внешн\w+|εξωτερικό|外部|외부)(\s+(e-?mail|mail|message|sender|nachricht|courriel|correo|"
     r"messaggio|bericht|mensagem|meddelande|melding|viesti|wiadomość|zpráva|levél|posta|письмо|"
     r"email))?\W{0,3}(\s|$)|"
@@ -49,7 +49,7 @@ _BANNER = re.compile(
     re.I)
 # A disclaimer: a confidentiality word with a word for the mail, or a phrase only disclaimers use.
 _SECRET = (r"confidential|privileged|proprietary|vertraulich|confidentiel|confidencial|"
-           r"riservat[ae]|vertrouwelijk|konfidentiell|fortrolig|konfidensiell|luottamuksellinen|"
+           r"riservat\w*|vertrouwelijk|konfidentiell|fortrolig|konfidensiell|luottamuksellinen|"
            r"poufn\w+|důvěrn\w+|bizalmas|gizli|конфиденциальн\w+|εμπιστευτικ\w+|機密|机密|기밀")
 _MAIL = (r"e-?mail|message|communication|transmission|attachments?|nachricht|anhänge|anlagen|"
          r"courriel|pièces jointes|correo|mensaje|adjuntos|messaggio|allegati|bericht|bijlagen|"
@@ -61,8 +61,6 @@ _DISCLAIMER = re.compile(
     r"if you (are not|have received) (the intended|this (e-?mail|message|communication) in error)|"
     r"received this (e-?mail|message|communication) (in error|by mistake)|"
     r"please (notify|inform) the sender|"
-    r"^\W{0,3}((important|legal|confidentiality|privacy)\s+)?(notice|disclaimer|haftungsausschluss|"
-    r"rechtlicher hinweis|avertissement|aviso legal|avviso legale|disclaimer)\W{0,3}\s*:?\s*$|"
     r"consider the environment before printing|before printing this|"
     r"nicht der (richtige|beabsichtigte|vorgesehene) (adressat|empfänger)|irrtümlich erhalten|"
     r"si vous (n'êtes pas|avez reçu ce message par erreur)|avant d'imprimer|"
@@ -73,6 +71,10 @@ _DISCLAIMER = re.compile(
     r"inte (är )?(den )?avsedda mottagaren|ikke (er )?den (rette|tiltenkte) (modtager|mottaker)|"
     r"nie jesteś adresatem|nie są Państwo adresatem|nejste[- ]li (zamýšleným )?adresátem|"
     r"если вы не являетесь (адресатом|получателем)", re.I)
+# A disclaimer's heading on a line of its own.
+_HEADING = re.compile(
+    r"\W{0,3}((important|legal|confidentiality|privacy)\s+)?(notice|disclaimer|haftungsausschluss|"
+    r"rechtlicher hinweis|avertissement|aviso legal|avviso legale|vrijwaring)\W{0,3}\s*:?\s*", re.I)
 _LIST_FOOTER = re.compile(
     r"mailing list|mailman|/listinfo/|/mailman/|unsubscribe|abmelden|désabonner|"
     r"you received this message because you are subscribed|"
@@ -86,7 +88,7 @@ _LIST_FOOTER = re.compile(
     r"вы получили это сообщение, поскольку|このメールは google グループ|您收到此邮件是因为", re.I)
 _GROUPS = re.compile(
     r"you received this message because you are subscribed to|"
-    r"sie erhalten diese nachricht, weil sie .{0,40}abonniert|"
+    r"sie erhalten diese nachricht, weil sie .{0,100}abonniert|"
     r"vous recevez (ce message|cet e-mail) car vous (êtes|etes) abonn|"
     r"(recibiste|has recibido) este mensaje porque (estás|estas) suscrit|"
     r"hai ricevuto questo messaggio perché sei iscritto|"
@@ -112,6 +114,8 @@ _KEYWORDS = frozenset({"s", "h", "c", "supports", "support", "supporting", "conv
                        "hold", "holds", "retreat", "retreats", "disband", "disbands", "build",
                        "builds", "remove", "removes", "army", "fleet", "waive", "waives"})
 _STRIP = ".,:;!?()[]{}\"'*_<>"
+# A unit type and a capitalised place after the first word: 'Buid A Par'.
+_UNIT = re.compile(r"\s[AF]\s+[A-Z][a-z]{2,}")
 
 
 def is_banner(s: str) -> bool:
@@ -119,6 +123,8 @@ def is_banner(s: str) -> bool:
 
 
 def is_disclaimer(s: str) -> bool:
+    if _HEADING.fullmatch(s):
+        return True
     return len(s) <= 5000 and len(s.split()) >= 3 and _DISCLAIMER.search(s) is not None
 
 
@@ -158,6 +164,8 @@ def ends_at_list_footer(lines: list[str], i: int, s: str) -> bool:
 def without_contact_block(kept: list[str]) -> list[str]:
     """`kept` without a signature block closing it: a last paragraph of at most ten lines with a
     phone number, a link or an address in it and no line that may be an order."""
+    while kept and not kept[-1].strip():
+        kept = kept[:-1]
     while kept:
         start = len(kept)
         while start > 0 and kept[start - 1].strip():
@@ -193,4 +201,6 @@ def no_order_meant(line: str, order_words: Collection[str] = frozenset()) -> boo
         return True  # long prose: no order is this long
     if first in order_words and first not in _COMMON:
         return False
+    if _UNIT.search(s):
+        return False  # '... A Par', 'Buid F Bre': a unit named after a misspelt first word
     return not any(word.strip(_STRIP).lower() in _KEYWORDS for word in words[1:])
