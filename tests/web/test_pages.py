@@ -28,7 +28,7 @@ from gm.store.models import OutboundMail
 from gm.web import paths
 from gm.web.publish import Publisher, http_server
 from gm.web.writer import write_all
-from conftest import BROADCAST, GAME, MASTER, PRIVATE_PRESS, PUBLIC_URL, Browser, play
+from played import BROADCAST, GAME, MASTER, PRIVATE_PRESS, PUBLIC_URL, Browser, play
 
 # An allocation as a page could show it: 'DP 2 A TUS H', 'DP 1 F ION S A TUN - NAP'.
 ALLOCATION = re.compile(rb"\bDP\s*\d+\s+[AF?]\s+[A-Z]{3}")

@@ -18,7 +18,7 @@ from gm.settings import SettingsError, load_settings
 from gm.store.db import transaction
 from gm.web import paths
 from gm.web.publish import http_server, keep_pages, serve_pages
-from conftest import BROADCAST, GAME, play
+from played import BROADCAST, GAME, play
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
