@@ -111,9 +111,12 @@ def header_block(lines: list[str], i: int) -> bool:
     s = lines[i].strip()
     if field_kind(s) is not None:
         return _block_from(lines, i, set())
-    if _NOTES_NAME.fullmatch(s) and i + 1 < len(lines):
-        nxt = i + 1
-        if _DATE_LINE.fullmatch(lines[nxt].strip()):
-            nxt += 1
-        return nxt < len(lines) and field_kind(lines[nxt].strip()) is not None and _block_from(lines, nxt, {"from"})
+    if _NOTES_NAME.fullmatch(s):
+        # the date on a line of its own, and blank lines, may come before the fields
+        following = [j for j in range(i + 1, min(i + 6, len(lines))) if lines[j].strip()][:2]
+        for nxt in following:
+            if field_kind(lines[nxt].strip()) is not None:
+                return _block_from(lines, nxt, {"from"})
+            if not _DATE_LINE.fullmatch(lines[nxt].strip()):
+                return False
     return False

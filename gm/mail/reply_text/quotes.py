@@ -5,7 +5,7 @@ import re
 
 # '>' (mail programs) or '|' (some webmails) after spaces at most; or the initials of the one
 # quoted before the '>' (The Bat!'s ' JS> text', Supercite's 'C>'), which no order starts with.
-QUOTED = re.compile(r"\s*([>|]|[A-Z]{1,3}>+(\s|$))")
+QUOTED = re.compile(r"\s*([>|]|[A-Za-z]{1,3}>+(\s|$))")
 
 
 def is_quoted(line: str) -> bool:
