@@ -358,12 +358,12 @@ def test_a_mistyped_order_is_an_attempt(line: str) -> None:
 
 
 def test_noise_is_not_answered_and_a_mistyped_order_is(game: Judge) -> None:
-    body = ("SIGNON France g1 pw-France\nHello judge,\nA Par - Bur\nA Pari - Pic\nThanks!\n"
+    body = ("SIGNON France g1 pw-France\nHello judge,\nA Par - Bur\nF Bre - Xyzzy\nThanks!\n"
             "https://example.org/diplomacy\nMobile: +44 7700 900123\nSee you next turn, and good luck to all of you "
             "in the north, Germany included")
     ack = game.say("france@players.example", body)
     assert line_of(ack, "A Par - Bur").startswith("accepted")
-    assert line_of(ack, "A Pari - Pic").startswith("REJECTED")
+    assert line_of(ack, "F Bre - Xyzzy").startswith("REJECTED")
     for noise in ("Hello judge", "Thanks!", "example.org/diplomacy", "7700 900123", "good luck"):
         assert noise not in ack
     assert game.current_orders("France") == ["A PAR - BUR"]
