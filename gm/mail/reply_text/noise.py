@@ -55,8 +55,9 @@ _MAIL = (r"e-?mail|message|communication|transmission|attachments?|nachricht|anh
          r"courriel|pièces jointes|correo|mensaje|adjuntos|messaggio|allegati|bericht|bijlagen|"
          r"mensagem|anexos|meddelande|bilagor|meddelelse|melding|vedlegg|viesti|wiadomość|"
          r"załącznik\w*|zpráva|přílohy|üzenet|ileti|сообщение|письмо|μήνυμα|メール|邮件|郵件|메일")
+_SECRET_WORD = re.compile(rf"\b({_SECRET})", re.I)
+_MAIL_WORD = re.compile(rf"\b({_MAIL})\b", re.I)
 _DISCLAIMER = re.compile(
-    rf"(?=.*\b({_SECRET}))(?=.*\b({_MAIL})\b)|"
     r"intended (solely |only |exclusively )?for the (use|addressee|recipient|person|named)|"
     r"if you (are not|have received) (the intended|this (e-?mail|message|communication) in error)|"
     r"received this (e-?mail|message|communication) (in error|by mistake)|"
@@ -125,7 +126,9 @@ def is_banner(s: str) -> bool:
 def is_disclaimer(s: str) -> bool:
     if _HEADING.fullmatch(s):
         return True
-    return len(s) <= 5000 and len(s.split()) >= 3 and _DISCLAIMER.search(s) is not None
+    if len(s) > 5000 or len(s.split()) < 3:
+        return False
+    return bool(_SECRET_WORD.search(s) and _MAIL_WORD.search(s)) or _DISCLAIMER.search(s) is not None
 
 
 def is_contact(s: str) -> bool:
