@@ -6,6 +6,8 @@ The old mail in each is the player's orders of last turn, which differ from the 
 of it read as a command shows as a failure."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from gm.mail.message import command_lines, no_order_meant, read_message
@@ -367,3 +369,15 @@ def test_noise_is_not_answered_and_a_mistyped_order_is(game: Judge) -> None:
     for noise in ("Hello judge", "Thanks!", "example.org/diplomacy", "7700 900123", "good luck"):
         assert noise not in ack
     assert game.current_orders("France") == ["A PAR - BUR"]
+
+
+@pytest.mark.parametrize("line", [
+    "CAUTION: " + "y " * 2000, "caution: " + "outside " * 2000, "confidential " * 800, "x " * 2499,
+    "On " + "1 " * 2000 + ":", "From: " + "a, " * 1000, "A " + "Par - " * 500, "Sent from " + "my " * 100,
+    "a/" * 40 + "b", "x@" * 1000, "Tel: " + "1 " * 2000, "www." + "a" * 5000, "─" * 50_000,
+])
+def test_a_long_line_is_read_in_linear_time(line: str) -> None:
+    started = time.perf_counter()
+    command_lines("\n".join([line] * 5))
+    no_order_meant(line, _order_words())
+    assert time.perf_counter() - started < 2
