@@ -187,8 +187,8 @@ def no_order_meant(line: str, order_words: Collection[str] = frozenset()) -> boo
     """Whether `line` (a line of the text that is no command) is clearly no attempt at an order or
     a command, given `order_words` (every word an order line may start with: unit types, order
     keywords, province and power names, lower-cased): a link, a phone number, an address, a rule,
-    a banner's or a disclaimer's sentence, long prose, or a line that opens with no order word and
-    has no order's shape. A line that may be a mistyped order gets False: its error is answered."""
+    a banner's or a disclaimer's sentence, long prose, or a line that opens with no order word (nor
+    a word in capitals, as commands are written) and has no order's shape. A line that may be a mistyped order gets False: its error is answered."""
     s = line.strip()
     if not s or is_rule(s) or is_contact(s) or is_banner(s) or is_disclaimer(s):
         return True
@@ -197,9 +197,10 @@ def no_order_meant(line: str, order_words: Collection[str] = frozenset()) -> boo
     words = s.split()
     if order_shaped(s):
         return False
-    first = words[0].strip(_STRIP).lower()
-    if not first.isalpha():
-        return False  # '1.', 'A(Par)', a number: perhaps an order
+    first = words[0].strip(_STRIP)
+    if not first.isalpha() or (first.isupper() and len(first) > 1):
+        return False  # '1.', 'A(Par)', a number, a word in capitals ('PREVIEW'): perhaps meant
+    first = first.lower()
     if len(words) > 14:
         return True  # long prose: no order is this long
     if first in order_words and first not in _COMMON:
