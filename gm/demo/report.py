@@ -183,8 +183,8 @@ def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: 
     late = [r for r in tally.rejected if ": too late:" in r]
     wrong = [r for r in tally.rejected if r not in late]
     if late:
-        print(f"Order lines that came after their phase's deadline: {len(late)} (mail takes a moment on a busy "
-              "machine: the GM goes by the mail's Date)")
+        print(f"Order lines that came after their phase's deadline: {len(late)} (written for a phase that had "
+              "ended by the time the mail was read)")
     if wrong:
         print(f"Order lines the GM rejected otherwise: {len(wrong)}, e.g. {wrong[0]}")
     for done in tally.gm:

@@ -139,7 +139,7 @@ def _season_year(label: str) -> str:
     return label.partition(",")[0]
 
 
-def _phase_words(label: str) -> str:
+def phase_words(label: str) -> str:
     """What the subject calls a phase's results: 'Spring 1901 results', 'Fall 1901 retreats',
     'Winter 1901 adjustments'."""
     when, _, kind = label.partition(", ")
@@ -150,7 +150,7 @@ def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
     """'[game] Spring 1901 results'; for several phases at once, the first with the others after:
     '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'; results that
     replace those of a phase rolled back: '[game] Correction: Spring 1901 results'."""
-    first, *rest = (_phase_words(r["phase"]) for r in reports)
+    first, *rest = (phase_words(r["phase"]) for r in reports)
     if any(r.get("ended") for r in reports):
         first += ": game over"
     correction = "Correction: " if any(r.get("correction") for r in reports) else ""

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gm.mail.game_mail import _phase_words
+from gm.mail.game_mail import phase_words
 from gm.mail.message import InboundMessage
 from gm.store.models import Game, GamePhase, OutboundMail
 
@@ -76,7 +76,7 @@ def _named_phases(session: Session, message: InboundMessage, game: Game) -> list
     out = []
     seasons: dict[str, datetime] = {}
     for label, opened, adjudicated in rows:
-        if subject and adjudicated is not None and re.search(rf"\b{re.escape(_phase_words(label))}\b", subject):
+        if subject and adjudicated is not None and re.search(rf"\b{re.escape(phase_words(label))}\b", subject):
             out.append(adjudicated)
         season = label.partition(",")[0]
         if subject and re.search(rf"\b{re.escape(season)}\b", subject):
