@@ -196,10 +196,15 @@ def orders_on_file(session: Session, phase: GamePhase, power: str) -> list[OnFil
     return on_file_by_power(session, OrderRecord, phase).get(power, [])
 
 
+_BOARDED_WITH_MOVES = re.compile(r" E F (\S+) - ")  # 'A TUN E F BOT - ION': the fleet in BOT is ordered
+
+
 def units_without_orders(variant: Variant, state: GameState, power: str, on_file: list[OnFile]) -> list[str]:
     """Units `power` commands (its own; in Napoleonic Wars, also its minor powers') that still
     have no order (movement and retreat phases: dislodged units that may retreat)."""
     ordered = {r.unit.partition(" ")[0] for r in on_file}  # 'BUR 1': an order for a part of the unit in BUR
+    # a boarding with the fleet's moves written beside it orders the fleet too (engine.multiple.carried)
+    ordered |= {m[1].partition("/")[0] for r in on_file if (m := _BOARDED_WITH_MOVES.search(r.canonical))}
     if state.phase.kind in RETREATS:
         units = [d.unit for d in state.dislodged.values() if d.retreats]
     elif state.phase.kind is PhaseKind.MOVEMENT:

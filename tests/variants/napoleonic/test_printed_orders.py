@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from gm.casefile import check, order_results, read_cases, run_case
+from gm.games import OnFile, units_without_orders
 
 CASES = {c.id: c for c in read_cases(Path(__file__).parent / "cases" / "nw_printed_orders.txt")}
 
@@ -91,3 +92,15 @@ def test_more_moves_than_a_fleet_makes_are_refused() -> None:
         "the fleet boarded moves at most twice a turn"
     assert parse_order(v, "F(NTH)-ENG-MAO-POR", "England", PhaseKind.MOVEMENT).error == \
         "a fleet moves at most twice a turn: F NTH - ENG - MAO - POR"
+
+
+def test_a_boarding_with_the_fleets_moves_leaves_the_fleet_owing_no_order() -> None:
+    """Rule 6 prints two orders for the army and the fleet it boards: the phase does not wait for a
+    third, and the power is not late for the fleet."""
+    run = run_case(CASES["nw.printed.2"])
+    state = run.state
+    boarding = OnFile("TUN", "A TUN E F BOT - ION - AEG", 0)
+    assert "F BOT" in units_without_orders(run.variant, state, "France", [])
+    assert "F BOT" not in units_without_orders(run.variant, state, "France", [boarding])
+    # a boarding without the fleet's moves leaves the fleet to its own order
+    assert "F BOT" in units_without_orders(run.variant, state, "France", [OnFile("TUN", "A TUN E F BOT", 0)])
