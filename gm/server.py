@@ -113,6 +113,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 verifier=PasswordVerifier(),
                 replies_per_hour=settings.replies_per_hour,
                 trusted_masters=settings.trusted_masters,
+                public_url=settings.public_url,
             )
             watcher = InboxWatcher(
                 imap,

@@ -115,6 +115,7 @@ def ingest(
     replies_per_hour: int = REPLIES_PER_HOUR,
     trusted_masters: frozenset[str] | tuple[str, ...] = (),
     dns_lookup: dkim_check.DnsLookup | None = None,
+    public_url: str | None = None,
 ) -> IngestOutcome:
     """Process one mail in one transaction (see ingest_batch); raises what made it fail."""
     (outcome,) = ingest_batch(
@@ -127,6 +128,7 @@ def ingest(
         replies_per_hour=replies_per_hour,
         trusted_masters=trusted_masters,
         dns_lookup=dns_lookup,
+        public_url=public_url,
     )
     if outcome.error is not None:
         raise outcome.error
@@ -144,6 +146,7 @@ def ingest_batch(
     replies_per_hour: int = REPLIES_PER_HOUR,
     trusted_masters: frozenset[str] | tuple[str, ...] = (),
     dns_lookup: dkim_check.DnsLookup | None = None,
+    public_url: str | None = None,
 ) -> list[IngestOutcome]:
     """Process mails in ONE transaction, one outcome each, in order. A mail seen before (same
     dedup key, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
@@ -155,7 +158,9 @@ def ingest_batch(
     that a batch almost never needs); if anything in it raises, it is rolled back and done again
     with a savepoint per mail and per command, so that only what fails is left out.
 
-    `dns_lookup` finds the DKIM keys (name -> TXT record; None: DNS), before the transaction."""
+    `dns_lookup` finds the DKIM keys (name -> TXT record; None: DNS), before the transaction;
+    `public_url`, where the games' web pages are published, for the links of results a GM's
+    PROCESS mails."""
     if not mails:
         return []
     verifier = verifier or PasswordVerifier()
@@ -165,7 +170,7 @@ def ingest_batch(
     batch = _Batch(mails, messages, lines, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
                    _prehash(session_factory, mails, messages, lines, max_size, frozenset(trusted_masters)),
                    frozenset(trusted_masters),
-                   _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup))
+                   _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup), public_url)
     try:
         return batch.logged(batch.run(session_factory, careful=False))
     except Exception as e:
@@ -271,6 +276,7 @@ class _Batch:
     prehashed: list[dict[str, str]]
     trusted_masters: frozenset[str]  # addresses that may CREATE a game by mail
     dkim: list[dkim_check.Verdict | None]  # each mail's DKIM verdict (see _dkim_verdicts)
+    public_url: str | None = None  # where the games' web pages are published (gm.web)
 
     @functools.cached_property
     def keys(self) -> list[str]:
@@ -497,7 +503,7 @@ class _Answer:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
                       lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed,
-                      trusted_masters=batch.trusted_masters, dkim=self.dkim)
+                      trusted_masters=batch.trusted_masters, dkim=self.dkim, public_url=batch.public_url)
         lines = self.lines
         code = confirm.code_in_subject(message.subject)
         with one_notice_each(session):  # what the mail changes, told in one notice a reader

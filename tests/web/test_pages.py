@@ -9,6 +9,7 @@ import re
 import threading
 import urllib.error
 import urllib.request
+from email.message import EmailMessage
 from html import unescape
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from PIL import Image
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from gm.games import find_game
+from gm.games import add_master, find_game
+from gm.mail.ingest import ingest
+from gm.store.passwords import hash_password
 from gm.lifecycle.phases import history
 from gm.lifecycle.rollback import last_adjudicated, roll_back
 from gm.store.models import utcnow
@@ -154,6 +157,24 @@ def test_the_results_mail_links_to_the_phase_page(session_factory: sessionmaker[
     url = paths.phase_url(PUBLIC_URL, GAME, label)
     assert rows and all(url in r.body_text and f'href="{url}"' in (r.body_html or "") for r in rows)
     assert any(r.to_addr == MASTER for r in rows)
+
+
+def test_results_a_gm_processes_by_mail_link_to_the_phase_page(session_factory: sessionmaker[Session]) -> None:
+    play(session_factory, phase_count=0)
+    with transaction(session_factory) as s:
+        game = find_game(s, GAME)
+        assert game is not None
+        add_master(s, game, MASTER, hash_password("gm-pw"))
+    master = EmailMessage()
+    master["From"], master["To"], master["Subject"] = MASTER, "gm@example.org", "process"
+    master["Message-ID"] = "<process-1@example.org>"
+    master.set_content(f"SIGNON MASTER {GAME} gm-pw\nPROCESS")
+    ingest(session_factory, master.as_bytes(), gm_address="gm@example.org", public_url=PUBLIC_URL)
+    with transaction(session_factory) as s:
+        rows = s.scalars(select(OutboundMail).where(OutboundMail.kind == "results")).all()
+        label = history(s, find_game(s, GAME))[0].label  # type: ignore[arg-type]
+    url = paths.phase_url(PUBLIC_URL, GAME, label)
+    assert rows and all(url in r.body_text and f'href="{url}"' in (r.body_html or "") for r in rows)
 
 
 def test_the_http_server_serves_the_folder_and_nothing_else(tmp_path: Path) -> None:

@@ -263,6 +263,7 @@ class Context:
     dkim: Verdict | None = None
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
     trusted_masters: frozenset[str] = frozenset()  # addresses that may CREATE a game (the settings')
+    public_url: str | None = None  # where the games' web pages are published: results link to them
 
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""

@@ -53,7 +53,7 @@ def process(ctx: Context, now: datetime) -> phases.Progress:
     players = phases.players_by_power(ctx.session, game)
     progress = phases.Progress(ended=phases.end_phase(ctx.session, game, now, players=players), players=players)
     queue_progress(ctx.session, game, progress, gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game),
-                   now=now)
+                   now=now, public_url=ctx.public_url)
     ctx.lookups.forget()
     return progress
 

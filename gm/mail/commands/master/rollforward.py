@@ -40,7 +40,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     trial.commit()
     players = phases.players_by_power(session, game)
     queue_progress(session, game, phases.Progress(ended=done.ended, players=players), gm_address=ctx.gm_address,
-                   gm_addresses=masters(session, game), now=now)
+                   gm_addresses=masters(session, game), now=now, public_url=ctx.public_url)
     ctx.lookups.forget()
     end_rollback_pause(game)
     labels = [end.row.label for end in done.ended]
