@@ -97,7 +97,9 @@ def test_set_address_to_a_victim_mails_it_one_fixed_text_and_moves_nothing(desk:
     one_fixed_text(desk, before, VICTIM, "confirm_address", game="g1", power="France")
     ack = desk.ack(out, address("France"))  # the registered address is answered, as ever
     assert f"a code to confirm it was mailed to {VICTIM}" in ack
-    assert [m.to_addr for m in desk.mails(since=before) if carried(m)] == [address("France")]
+    # the forger's prose reaches no address but the registered one (its acknowledgement does not
+    # answer lines no order is meant by: see gm.mail.reply_text.no_order_meant)
+    assert {m.to_addr for m in desk.mails(since=before) if carried(m)} <= {address("France")}
     player = player_of(desk, "France")
     assert player is not None and player.email == address("France")
     # Confirmed by the new address, the change is made, and the old address is told.
