@@ -25,7 +25,7 @@ ORDER_WORDS = frozenset({
 
 
 @cache
-def _order_words() -> frozenset[str]:
+def order_words() -> frozenset[str]:
     """Every word an order line may start with, in any variant."""
     words = set(ORDER_WORDS) | set(KEYWORDS) | set(TYPES)
     for name in REGISTRY:
@@ -59,7 +59,7 @@ def unknown_command(line: str, names: list[str]) -> str | None:
         if not near and alike:
             return f"unknown command {shown!r}: the {one} commands are {', '.join(alike)} (HELP lists them all)"
     else:
-        if not one.isalpha() or len(one) < 3 or one.lower() in _order_words():
+        if not one.isalpha() or len(one) < 3 or one.lower() in order_words():
             return None
         near_two = difflib.get_close_matches(two, [n for n in names if " " in n], n=SUGGESTIONS,
                                              cutoff=CUTOFF) if two else []

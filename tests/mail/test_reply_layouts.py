@@ -11,7 +11,7 @@ import time
 import pytest
 
 from gm.mail.message import command_lines, no_order_meant, read_message
-from gm.mail.unknown_command import _order_words
+from gm.mail.unknown_command import order_words
 from tests.mail.test_ingest import Judge, line_of
 from tests.mail.test_ingest import game as game  # noqa: F401  (the fixture)
 from tests.mail.test_ingest import judge as judge  # noqa: F401  (the fixture)
@@ -213,7 +213,7 @@ def test_a_caution_banner_is_dropped(banner: str) -> None:
     assert read(f"{banner}\n\n{NEW_TEXT}") == NEW
     assert read(f"{banner}\n{NEW_TEXT}") == NEW
     assert read(f"{banner}\n\nHere are my orders:\n{NEW_TEXT}") == ["Here are my orders:", *NEW]
-    assert all(no_order_meant(line, _order_words()) for line in banner.split("\n"))
+    assert all(no_order_meant(line, order_words()) for line in banner.split("\n"))
 
 
 DISCLAIMERS = [
@@ -351,12 +351,12 @@ ATTEMPTS = [
 
 @pytest.mark.parametrize("line", NOISE)
 def test_a_line_no_order_is_meant_by(line: str) -> None:
-    assert no_order_meant(line, _order_words())
+    assert no_order_meant(line, order_words())
 
 
 @pytest.mark.parametrize("line", ATTEMPTS)
 def test_a_mistyped_order_is_an_attempt(line: str) -> None:
-    assert not no_order_meant(line, _order_words())
+    assert not no_order_meant(line, order_words())
 
 
 def test_noise_is_not_answered_and_a_mistyped_order_is(game: Judge) -> None:
@@ -379,5 +379,5 @@ def test_noise_is_not_answered_and_a_mistyped_order_is(game: Judge) -> None:
 def test_a_long_line_is_read_in_linear_time(line: str) -> None:
     started = time.perf_counter()
     command_lines("\n".join([line] * 5))
-    no_order_meant(line, _order_words())
+    no_order_meant(line, order_words())
     assert time.perf_counter() - started < 2

@@ -18,7 +18,7 @@ from gm.lifecycle.phases import mark_orders_changed
 from gm.mail.commands import Context, Lookups, command_words, masked, password_in
 from gm.mail.game_mail import deadline_text
 from gm.mail.reply_text import no_order_meant
-from gm.mail.unknown_command import _order_words, unknown_command
+from gm.mail.unknown_command import order_words, unknown_command
 from gm.mail.written import CLOCK_SKEW, Written, before, written
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
@@ -33,7 +33,7 @@ def run(ctx: Context, line: str) -> None:
     if unknown is not None and not _reads_as_order(ctx, line):
         ctx.reject(line, unknown)
         return
-    if unknown is None and no_order_meant(line, _order_words()):
+    if unknown is None and no_order_meant(line, order_words()):
         return  # prose, a link, a phone number: no order was meant, so none is answered as wrong
     if ctx.master is not None:
         ctx.reject(line, "not a GM command (HELP lists them); the GM gives an order for a power with "
