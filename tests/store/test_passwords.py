@@ -3,9 +3,19 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from argon2 import PasswordHasher
 
+from gm.store import passwords
 from gm.store.passwords import check_password, hash_password, needs_rehash, quick_refusal
+
+pytestmark = pytest.mark.production_argon2  # the judge's own cost, not the tests' small one
+
+
+def test_the_judges_cost_is_rfc_9106s_second_recommendation() -> None:
+    h = hash_password("x")
+    assert "$argon2id$v=19$m=65536,t=3,p=4$" in h
+    assert passwords._HASHER.time_cost == 3 and passwords._HASHER.memory_cost == 65536
 
 
 def test_a_hash_verifies_its_password_and_no_other() -> None:
