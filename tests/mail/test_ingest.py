@@ -31,6 +31,7 @@ from gm.store.models import (
     SecretAllocation,
 )
 from gm.store.passwords import PasswordVerifier
+from acks import VERDICTS, verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "master"))
 from desk import confirmation_code  # noqa: E402
@@ -138,12 +139,8 @@ def game(judge: Judge) -> Judge:
 
 
 def line_of(ack: str, text: str) -> str:
-    """The acknowledgement's verdict on one line of the mail: 'accepted = ...' or 'REJECTED : ...'."""
-    lines = ack.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().endswith(text) and line.strip().split()[0] in ("accepted", "REJECTED", "answered"):
-            return f"{line.split()[0]} {lines[i + 1].strip()}"
-    raise AssertionError(f"{text!r} not in {ack}")
+    """The acknowledgement's verdict on one line of the mail, an answered command's too."""
+    return verdict(ack, text, (*VERDICTS, "answered"))
 
 
 def test_join_fills_the_game_and_starts_it(game: Judge) -> None:

@@ -27,6 +27,7 @@ from gm.mail.outbox import Outgoing
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
+from acks import verdict
 
 GM = "gm@judge.example"
 STANDARD = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
@@ -119,15 +120,6 @@ def new_game(sf: sessionmaker[Session], name: str = "g1", variant: str = "standa
         if start:
             phases.start(s, game, utcnow())
     return Judge(sf, name)
-
-
-def verdict(ack: str, text: str) -> str:
-    """The acknowledgement's verdict on one line: 'accepted = ...' or 'REJECTED : ...'."""
-    lines = ack.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().endswith(text) and line.strip().split()[0] in ("accepted", "REJECTED"):
-            return f"{line.split()[0]} {lines[i + 1].strip()}"
-    raise AssertionError(f"{text!r} not in {ack}")
 
 
 # --- WAIT and NOWAIT ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from gm.scheduler import check_game
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
+from acks import verdict
 
 GM = "gm@judge.example"
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
@@ -95,14 +96,6 @@ class Table:
             return list(s.scalars(select(OrderRecord.canonical).join(GamePhase, GamePhase.id == OrderRecord.phase_id)
                                   .where(GamePhase.seq == 2, OrderRecord.current.is_(True))
                                   .order_by(OrderRecord.id)))
-
-
-def verdict(ack: str, text: str) -> str:
-    lines = ack.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().endswith(text) and line.strip().split()[0] in ("accepted", "REJECTED"):
-            return f"{line.split()[0]} {lines[i + 1].strip()}"
-    raise AssertionError(f"{text!r} not in {ack}")
 
 
 def test_a_mail_dated_in_the_second_the_phase_opened_is_taken(session_factory: sessionmaker[Session]) -> None:
