@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -110,10 +111,22 @@ class _Handler(SimpleHTTPRequestHandler):
         return None
 
     def send_head(self) -> Any:
-        if any(part.startswith(".") for part in unquote(self.path.split("?")[0]).split("/")):
+        if not self._may_name_a_page():
             self.send_error(HTTPStatus.NOT_FOUND, "No such page")
             return None
         return super().send_head()
+
+    def _may_name_a_page(self) -> bool:
+        """Not a hidden file, and a name the file system can take: a NUL byte or a lone surrogate
+        (from `%00`, `%ed%a0%80`) makes `open` raise, which would drop the connection unanswered."""
+        if any(part.startswith(".") for part in unquote(self.path.split("?")[0]).split("/")):
+            return False
+        local = self.translate_path(self.path)
+        try:
+            os.fsencode(local)
+        except UnicodeEncodeError:
+            return False
+        return "\x00" not in local
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the standard library's name)
         log.debug("http: %s " + format, self.address_string(), *args)
