@@ -5,6 +5,8 @@ Order lines stay orders. A line is taken for a command only when its first word 
 or is close to a command's name and is no word an order starts with in any variant: a unit type,
 an order keyword, a province's or a power's name or abbreviation (gm.mail.commands.orders then
 still tries the line as an order of the signed-on power, and an order it is if it reads as one).
+A line of one word that is no such order word and no command ('FROBNICATE') is a command too,
+though close to none: no order is one word that names nothing (see `unknown_word`).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from gm.engine.parse import KEYWORDS, TYPES, _norm
 from gm.variants import REGISTRY, load_variant
 
 CUTOFF = 0.75  # difflib ratio a first word must reach to be taken for a misspelt command
+NEAR = 0.6  # difflib ratio a command name must reach to be offered for a line already taken for a command
 SUGGESTIONS = 3  # command names offered at most
 # Words an order (or allocation) line may start with, besides unit types, keywords and names.
 ORDER_WORDS = frozenset({
@@ -55,7 +58,7 @@ def unknown_command(line: str, names: list[str]) -> str | None:
     if one in ("SET", "GET"):
         shown = two or one
         alike = [n for n in names if n.split()[0] == one]
-        near = difflib.get_close_matches(shown, alike, n=SUGGESTIONS, cutoff=0.6)
+        near = difflib.get_close_matches(shown, alike, n=SUGGESTIONS, cutoff=NEAR)
         if not near and alike:
             return f"unknown command {shown!r}: the {one} commands are {', '.join(alike)} (HELP lists them all)"
     else:
@@ -70,6 +73,24 @@ def unknown_command(line: str, names: list[str]) -> str | None:
             shown, near = one, near_one
         else:
             return None
+    return _answer(shown, near)
+
+
+def unknown_word(line: str, names: list[str]) -> str | None:
+    """The answer to a line of one word that is no command and no word an order starts with in
+    any variant ('FROBNICATE', 'XYZZY'): as an order it could only name an unknown province, which
+    tells a player nothing; None for any other line. Prose of one word ('Cheers', a name signing
+    the mail) is for the caller to leave unanswered first (gm.mail.reply_text.no_order_meant)."""
+    words = line.split()
+    if len(words) != 1:
+        return None
+    word = _first_word(words[0])
+    if not word.isalpha() or word.lower() in order_words() or word in names:
+        return None
+    return _answer(word, difflib.get_close_matches(word, names, n=SUGGESTIONS, cutoff=NEAR))
+
+
+def _answer(shown: str, near: list[str]) -> str:
     said = f"unknown command {shown!r}"
     if near:
         said += f": did you mean {' or '.join(near)}?"

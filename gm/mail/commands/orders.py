@@ -15,10 +15,19 @@ from gm.engine.parse import order_texts, parse_order
 from gm.games import CurrentPhase, OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
-from gm.mail.commands import Context, Lookups, command_words, masked, password_in
+from gm.mail.commands import (
+    MASTERS_ONLY,
+    Context,
+    Lookups,
+    command_for,
+    command_words,
+    is_master_command,
+    masked,
+    password_in,
+)
 from gm.mail.game_mail import deadline_text
 from gm.mail.reply_text import no_order_meant
-from gm.mail.unknown_command import order_words, unknown_command
+from gm.mail.unknown_command import order_words, unknown_command, unknown_word
 from gm.mail.written import CLOCK_SKEW, Written, before, written
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
 
@@ -29,12 +38,17 @@ def run(ctx: Context, line: str) -> None:
     if password_in(line) is not None:  # a misspelt SIGNON, JOIN or SET PASSWORD
         ctx.reject(masked(line), "not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)")
         return
-    unknown = unknown_command(line, command_words(master=ctx.master is not None))
+    if ctx.master is None and _masters_command(line):  # 'PAUSE' from a player: say whose command it is
+        ctx.reject(line, MASTERS_ONLY)
+        return
+    names = command_words(master=ctx.master is not None)
+    unknown = unknown_command(line, names)
+    if unknown is None and no_order_meant(line, order_words()):
+        return  # prose, a link, a phone number: no order was meant, so none is answered as wrong
+    unknown = unknown or unknown_word(line, names)  # 'FROBNICATE': a command, not an unknown province
     if unknown is not None and not _reads_as_order(ctx, line):
         ctx.reject(line, unknown)
         return
-    if unknown is None and no_order_meant(line, order_words()):
-        return  # prose, a link, a phone number: no order was meant, so none is answered as wrong
     if ctx.master is not None:
         ctx.reject(line, "not a GM command (HELP lists them); the GM gives an order for a power with "
                          "ORDER <power> <order>")
@@ -72,6 +86,18 @@ def run(ctx: Context, line: str) -> None:
         order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
         ctx.accept(text, shown)
+
+
+def _masters_command(line: str) -> bool:
+    """Whether `line` is a GM's command (read as one only after SIGNON MASTER) that is neither an
+    order ('DP 1 ...' is a player's allocation too) nor near a player's command ('DRAW': PROPOSE
+    DRAW is the player's, and the nearest commands say so better)."""
+    command, _ = command_for(line, master=True)
+    if command is None or not is_master_command(command):
+        return False
+    first = line.split()[0].upper().strip(".:")
+    players_words = {word for name in command_words() for word in name.split()}
+    return first.lower() not in order_words() and first not in players_words
 
 
 def _reads_as_order(ctx: Context, line: str) -> bool:
