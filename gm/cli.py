@@ -95,6 +95,12 @@ def _load_settings(args: argparse.Namespace) -> Settings:
     from gm.settings import load_settings
 
     args.settings = load_settings(args.config)
+    # The key the server made (gm.store.judge_key), for the passwords a command hashes; with none
+    # yet, a hash made here is checked in full until its next sign-on rehashes it.
+    if args.settings.secret_key_path.exists():
+        from gm.store import judge_key
+
+        judge_key.load(args.settings.secret_key_path)
     return args.settings
 
 

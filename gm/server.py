@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack
 
 from sqlalchemy.engine import make_url
 
+import gm.mail.dns
 from gm.heartbeat import Heartbeat
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
@@ -28,7 +29,7 @@ from gm.mail.ingest import IngestOutcome, ingest_batch, registered_addresses
 from gm.mail.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
-from gm.settings import MailServer, Settings
+from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings
 from gm.store.db import (
     AlreadyServing,
     MailboxLock,
@@ -38,6 +39,7 @@ from gm.store.db import (
     shared_database,
     upgrade,
 )
+from gm.store import judge_key
 from gm.store.passwords import PasswordVerifier
 from gm.web.publish import TICK_SECONDS as PAGES_TICK
 from gm.web.publish import http_server, keep_pages, serve_pages
@@ -55,6 +57,7 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
     """Run the GM's mail service until cancelled; raises AlreadyServing if another runs on the same
     database where only one may (an SQLite file, or embedded mail servers). `ingest_function` is
     gm.mail.ingest.ingest_batch except in tests."""
+    gm.mail.dns.configure(settings.dns_server)  # dkimpy, pyspf and authheaders ask dnspython's default resolver
     url = settings.db_url
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):
@@ -74,6 +77,8 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
         log.info("made the database %s (revision %s): there was none", where, after)
     elif before != after:
         log.info("upgraded the database %s from revision %s to %s", where, before, after)
+    # Once the database is there: the quick checks of passwords, sealed requests (gm.store.judge_key).
+    await asyncio.to_thread(judge_key.load, settings.secret_key_path)
     engine = make_engine(url)
     try:
         session_factory = make_session_factory(engine)
@@ -91,6 +96,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                     imap_port=settings.imap_port or 0,
                     smtp_port=settings.smtp_port or 0,
                     password=settings.imap_password,
+                    authserv_id=settings.trusted_authserv_id or EMBEDDED_AUTHSERV_ID,
                 )
                 mail = await stack.enter_async_context(embedded)
                 imap, smtp = mail.imap, mail.smtp
@@ -114,6 +120,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 replies_per_hour=settings.replies_per_hour,
                 trusted_masters=settings.trusted_masters,
                 public_url=settings.public_url,
+                authserv_id=settings.trusted_authserv_id,
             )
             watcher = InboxWatcher(
                 imap,

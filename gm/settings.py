@@ -11,6 +11,8 @@ gm.example.toml at the top of the repository lists every setting with its defaul
     poll_seconds = 60
     raw_mail_days = 30
     replies_per_hour = 60
+    dns_server = "127.0.0.1:5353"
+    authserv_id = "mx.example.org"
 
     [imap]
     host = "imap.example.org"
@@ -28,13 +30,20 @@ gm.example.toml at the top of the repository lists every setting with its defaul
 
 Every key has an environment variable: GM_ADDRESS, GM_DATABASE_URL, GM_TIMEZONE, GM_DATA_DIR,
 GM_MAX_MAIL_SIZE, GM_POLL_SECONDS, GM_RAW_MAIL_DAYS, GM_OUTBOX_SENDERS, GM_PAGES_DIR, GM_HTTP_PORT, GM_PUBLIC_URL, GM_IMAP_HOST, GM_IMAP_PORT, GM_IMAP_TLS,
-GM_IMAP_USER, GM_IMAP_PASSWORD, and the same for SMTP. With no IMAP host at all, the server runs
-its own embedded mail servers on loopback (see gm.mail.embedded). Settings that cannot work
-together (an IMAP host without a login, say) are refused when loaded, not found out by a retrying
-server.
+GM_IMAP_USER, GM_IMAP_PASSWORD, and the same for SMTP; GM_DNS_SERVER, GM_AUTHSERV_ID. With no IMAP
+host at all, the server runs its own embedded mail servers on loopback (see gm.mail.embedded).
+Settings that cannot work together (an IMAP host without a login, say) are refused when loaded, not
+found out by a retrying server.
+
+To tell forged mail from real, the judge trusts the Authentication-Results header (RFC 8601) of the
+operator's own receiving mail server, whose authserv-id is `authserv_id` (with embedded mail, by
+default EMBEDDED_AUTHSERV_ID, which gm's own SMTP server writes), and otherwise looks DKIM keys, SPF
+and DMARC records up in DNS, at `dns_server` ("host", "host:port" or "[IPv6]:port", an IP address;
+by default the system's resolver).
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -52,6 +61,9 @@ TLS_MODES: tuple[TlsMode, ...] = ("none", "starttls", "ssl")
 
 IMAP_PORTS: dict[TlsMode, int] = {"none": 143, "starttls": 143, "ssl": 993}
 SMTP_PORTS: dict[TlsMode, int] = {"none": 25, "starttls": 587, "ssl": 465}
+# The authserv-id the embedded SMTP server (gm.mail.embedded) writes its Authentication-Results with.
+EMBEDDED_AUTHSERV_ID = "gm-embedded"
+DNS_PORT = 53
 
 
 class SettingsError(ValueError):
@@ -93,6 +105,9 @@ class Settings:
     pages_dir: Path | None = None
     http_port: int | None = None
     public_url: str | None = None
+    dns_server: str | None = None  # "host", "host:port" or "[IPv6]:port" (gm.mail.dns); default: the system's resolver
+    # The authserv-id of the operator's own receiving mail server, whose Authentication-Results the judge trusts.
+    authserv_id: str | None = None
 
     imap_host: str | None = None
     imap_port: int | None = None  # default by TLS mode: 993 for ssl, else 143
@@ -112,8 +127,21 @@ class Settings:
         return not self.imap_host
 
     @property
+    def trusted_authserv_id(self) -> str | None:
+        """The authserv-id whose Authentication-Results header the judge trusts: the one set, else with
+        embedded mail that of gm's own SMTP server (which writes one on every mail to the GM), else none."""
+        if self.authserv_id:
+            return self.authserv_id
+        return EMBEDDED_AUTHSERV_ID if self.embedded else None
+
+    @property
     def db_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'gm.sqlite3'}"
+
+    @property
+    def secret_key_path(self) -> Path:
+        """The judge's secret key (gm.store.judge_key): a file of its own, never in the database."""
+        return self.data_dir / "secret.key"
 
     def imap_server(self) -> MailServer:
         if not self.imap_host:
@@ -150,6 +178,8 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_PAGES_DIR": "pages_dir",
     "GM_HTTP_PORT": "http_port",
     "GM_PUBLIC_URL": "public_url",
+    "GM_DNS_SERVER": "dns_server",
+    "GM_AUTHSERV_ID": "authserv_id",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
         for section in _SECTIONS
@@ -272,6 +302,24 @@ def _convert(name: str, value: object, where: str) -> Any:
         if url and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", url):
             raise SettingsError(f"{where}: not a web address: {value!r}: give it as https://example.org/games")
         return url or None
+    if name == "dns_server":
+        if not value.strip():
+            return None
+        try:
+            dns_server_address(value)
+        except ValueError:
+            raise SettingsError(
+                f"{where}: not a DNS server address: {value!r}: give an IP address, such as 127.0.0.1, "
+                "127.0.0.1:5353 or [::1]:5353"
+            ) from None
+        return value.strip()
+    if name == "authserv_id":  # RFC 8601: a token, in practice the receiving server's host name
+        if re.search(r'[\s;()"]', value.strip()):
+            raise SettingsError(
+                f"{where}: not an authserv-id: {value!r}: give the name the mail server writes first in its "
+                "Authentication-Results header, such as mx.example.org"
+            )
+        return value.strip() or None
     if name in ("imap_host", "smtp_host", "imap_user", "smtp_user", "database_url"):
         return value.strip() or None
     return value
@@ -325,6 +373,24 @@ def _check(settings: Settings) -> None:
                 f"no {what} password for {user} ({prefix}PASSWORD or [{section}] password): set it "
                 "(with providers that have two-step login, an app password; see docs/mail-account.md)"
             )
+
+
+def dns_server_address(server: str) -> tuple[str, int]:
+    """The IP address and port of a DNS server written "host", "host:port", "IPv6" or "[IPv6]:port";
+    raises ValueError. An IP address only: the server that resolves names cannot be found by name."""
+    text = server.strip()
+    host, port = text, str(DNS_PORT)
+    if text.startswith("["):
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or rest[:1] not in ("", ":"):
+            raise ValueError(f"not [IPv6]:port: {server!r}")
+        port = rest[1:] or port
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    number = _whole_number(port) if port.isdigit() else None
+    if number is None or not 0 < number < 65536:
+        raise ValueError(f"not a port: {port!r}")
+    return str(ipaddress.ip_address(host)), number
 
 
 def _is_address(address: str) -> bool:

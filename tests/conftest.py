@@ -21,9 +21,10 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from dnsserver import dns_zone  # noqa: F401 - a fixture, for every test
 from loopback import free_port
 
-from gm.store import passwords
+from gm.store import judge_key, passwords
 from gm.store.db import make_engine, make_session_factory, upgrade
 
 # Argon2id at the judge's cost (RFC 9106: 64 MiB, t=3) takes 0.13 to 0.2 s a hash or a check, and
@@ -32,6 +33,8 @@ from gm.store.db import make_engine, make_session_factory, upgrade
 # `gm serve` the tests start runs with the judge's own and rehashes them at a sign-on, as it
 # does any hash of other parameters.
 _TEST_HASHER = PasswordHasher(time_cost=1, memory_cost=2048, parallelism=1)
+# The judge's secret key (gm.store.judge_key), as `gm serve` loads from its file: one for the run.
+judge_key.use(bytes(range(32)))
 
 
 @pytest.fixture(autouse=True)

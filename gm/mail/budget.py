@@ -1,13 +1,26 @@
 """The security budget: what one mail may make the judge do, and what the judge mails to whom.
 
-A judge's address is public, and a mail's From line proves nothing. So what the judge sends is
-bounded by who is to get it, never by what a sender asks:
+A judge's address is public, and a mail's From line proves nothing by itself (see
+gm.mail.provenance for what does). So what the judge sends is bounded by who is to get it, never
+by what a sender asks:
 
-* An address nobody proved (a stranger, or a sender writing from an address that is not the one
-  registered for the power it names) gets fixed notices only, never a line of its mail back, and
-  at most STRANGER_NOTICES_PER_HOUR of them an hour; the whole judge sends at most
-  NOTICES_IN_ALL_PER_HOUR notices an hour. A confirmation code (gm.mail.confirm) goes to an address
-  at most CONFIRMATIONS_PER_HOUR times an hour.
+* An address is proven when it is a player's, a GM's or an observer's (each proved it once, by a
+  code or a signature), or when it sent the mail being answered and that mail is authenticated.
+  Mail to any other address is mail to a possible third party, whose address anyone may have
+  written on a From line. It gets fixed texts only, never a line of the mail that caused it, and
+  all of it comes out of small hourly budgets that no proven address ever needs: at most
+  UNPROVEN_PER_HOUR such mails an hour from the whole judge, UNPROVEN_PER_DOMAIN to the addresses
+  of one domain, UNPROVEN_PER_GAME codes for one game's JOINs and OBSERVEs, and per address
+  STRANGER_NOTICES_PER_HOUR notices and CONFIRMATIONS_PER_HOUR codes. Past a budget nothing is sent
+  at all, not a code, not a notice: whatever arrives, the judge mails third parties at most
+  UNPROVEN_PER_HOUR messages an hour. (A code a player or a GM asks for a new address, signed on
+  with their password, is theirs to answer for: it is bounded per player instead, see
+  gm.mail.confirm, and counted here without being refused.)
+* Authenticated mail never waits for what unauthenticated mail spent: its JOIN, OBSERVE or CREATE
+  is carried out at once (its signature proved the address), and its answers go to the address
+  that proved itself, outside the budgets above.
+* Mail whose own domain disowns it (a trusted verdict of dmarc=fail under a policy of reject or
+  quarantine) is never answered and never acts on a request: it costs nothing.
 * A registered address (a player's or a GM's) gets the acknowledgements of the mails that signed
   on to it, up to the `replies_per_hour` setting an hour, counted apart from every other mail it
   gets (press, results, notices), so that nothing others send can use them up; past them, one
@@ -26,8 +39,13 @@ from datetime import timedelta
 WINDOW = timedelta(hours=1)
 MAX_LINES = 500  # lines of a mail read: more than any order mail needs; the rest are counted
 STRANGER_NOTICES_PER_HOUR = 3
-NOTICES_IN_ALL_PER_HOUR = 500
 CONFIRMATIONS_PER_HOUR = 3
+UNPROVEN_PER_HOUR = 60  # mails to addresses that proved nothing, from the whole judge
+# Of them, to the addresses of one domain: a flood forging one domain's addresses spends its own share.
+UNPROVEN_PER_DOMAIN = 20
+# Of them, codes for one game's requests: three times the most powers a game has, and more than one
+# domain's share, so that a flood on one game leaves the others theirs, and one domain alone cannot fill it.
+UNPROVEN_PER_GAME = 30
 REGISTERED_NOTICES_PER_HOUR = 10
 REPLIES_PER_HOUR = 60  # acknowledgements to one registered address an hour, by default (a setting)
 PAUSED_PER_HOUR = 1  # notices that acknowledgements are paused
@@ -47,3 +65,17 @@ def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
     if kind == "paused":
         return PAUSED_PER_HOUR
     return REGISTERED_NOTICES_PER_HOUR if registered else STRANGER_NOTICES_PER_HOUR
+
+
+def unproven_refusal(sent: list[tuple[str, int | None]], to: str, game_id: int | None) -> str | None:
+    """Which budget of mail to addresses that proved nothing a mail to `to` (about game `game_id`)
+    would exceed, given `sent`, the (address, game) of each such mail of the last hour; None when
+    it may go. The words are for the log."""
+    if len(sent) >= UNPROVEN_PER_HOUR:
+        return f"the judge's {UNPROVEN_PER_HOUR} an hour"
+    domain = to.rpartition("@")[2]
+    if sum(1 for address, _ in sent if address.rpartition("@")[2] == domain) >= UNPROVEN_PER_DOMAIN:
+        return f"{UNPROVEN_PER_DOMAIN} an hour to one domain"
+    if game_id is not None and sum(1 for _, game in sent if game == game_id) >= UNPROVEN_PER_GAME:
+        return f"{UNPROVEN_PER_GAME} an hour for one game"
+    return None

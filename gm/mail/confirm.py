@@ -6,26 +6,43 @@ A mail's From line is anyone's to write. Without the code a forged mail takes no
 player's mail and makes no game, and the address it names gets one fixed text of the judge's own
 (names from the database, the code, how to answer), nothing of what the forger wrote. Only the
 hash of a code is stored; a code lasts LIFETIME and serves once.
+
+A request in authenticated mail (gm.mail.provenance) needs no code: the mail proved its address,
+and the command carries it out at once. A request that waits costs the judge nothing slow: its
+new password is not hashed but sealed (encrypted under a key made from the code and the judge's
+secret key, gm.store.judge_key), and hashed once the code comes back, which only the address's
+owner can do. So a flood of forged requests makes no hash, and a game's waiting JOINs need no cap
+a forger could fill; what bounds them is the mail their codes need (gm.mail.budget), which is
+never sent past its budgets.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import logging
 import re
 import secrets
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from nacl.exceptions import CryptoError
+from nacl.secret import SecretBox
 from sqlalchemy import ColumnElement, func, select
 
+from gm.mail import budget
 from gm.mail.budget import WINDOW
+from gm.mail.provenance import Proof, Provenance
 from gm.mail.reply import render_notice
-from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
+from gm.store import judge_key
+from gm.store.models import Confirmation, Game, GameStatus, utcnow
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from gm.mail.commands import Context
+    from gm.store.models import Player
 
+log = logging.getLogger(__name__)
 JOIN, ADDRESS, CREATE, OBSERVE = "join", "address", "create", "observe"  # the kinds of change that wait for a code
 
 LIFETIME_HOURS = 24
@@ -33,12 +50,16 @@ LIFETIME = timedelta(hours=LIFETIME_HOURS)
 # 32 letters and digits, none of them easily taken for another (no 0, O, 1, I): 5 bits each.
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 10  # 50 bits: nobody guesses one in its lifetime, one guess a mail
-PENDING_PER_ADDRESS = 3  # JOINs (and CREATEs) asked for in an hour in one address's name
-PENDING_PER_GAME = 20  # JOINs of one game asked for in an hour: each costs a slow hash
+PENDING_PER_ADDRESS = 3  # JOINs (and CREATEs, OBSERVEs) asked for in an hour in one address's name
 ADDRESS_CHANGES_PER_HOUR = 3  # new addresses one player may ask for in an hour
 
 NO_SUCH_CODE = f"no such confirmation code, or it expired: codes last {LIFETIME_HOURS} hours"
 ONE_A_MAIL = "one CONFIRM a mail: send this line in a mail of its own"
+# Why a request was not taken past the budgets of mail to addresses that proved nothing: told to
+# nobody (the mail goes silent), but on the line for the record.
+NOT_NOW = "not taken now: too many requests from addresses that proved nothing; send it signed (DKIM), or later"
+DISOWNED = "the domain of your address says this mail is not from it (DMARC): nothing was done"
+SEALED_UNDER_ANOTHER_KEY = "this request was made before the judge's secret key changed: send it again"
 
 _IN_SUBJECT = re.compile(r"\bCONFIRM\s+([A-Z0-9]{5}-?[A-Z0-9]{5})\b", re.IGNORECASE)
 
@@ -78,27 +99,18 @@ def code_in_subject(subject: str) -> str | None:
 # --- how many may wait -----------------------------------------------------------------------------
 
 
-def join_refusal(session: Session, address: str, game: Game) -> str | None:
-    """Why no more JOINs may wait for a code, for `address` or in `game`; None when one may. An
-    address gets a bounded number of codes an hour, however many mails are forged in its name;
-    counted by the hour, not the codes' lifetime, so that forged JOINs hold nobody up for long."""
+def join_refusal(session: Session, address: str) -> str | None:
+    """Why no more JOINs may wait for a code for `address`; None when one may. An address gets a
+    bounded number of codes an hour, however many mails are forged in its name; counted by the
+    hour, not the codes' lifetime, so that forged JOINs hold nobody up for long."""
     if _asked(session, JOIN, Confirmation.address == address) >= PENDING_PER_ADDRESS:
         return _too_many("JOIN")
-    if _asked(session, JOIN, Confirmation.game_id == game.id) >= PENDING_PER_GAME:
-        return f"{PENDING_PER_GAME} JOINs of {game.name} in the last hour wait for their codes: try again in an hour"
     return None
 
 
-def open_to_join(session: Session, names: set[str]) -> set[str]:
-    """Which of the games called `names` take a JOIN now: forming, without DKIM (a signed JOIN
-    takes its power at once: no hash needed ahead), and under PENDING_PER_GAME."""
-    forming = dict(session.execute(select(Game.name, Game.id).where(
-        Game.name.in_(names), Game.status == GameStatus.FORMING, Game.require_dkim.is_(False))).all())
-    if not forming:
-        return set()
-    waiting = dict(session.execute(select(Confirmation.game_id, func.count()).where(
-        *_asking(JOIN), Confirmation.game_id.in_(forming.values())).group_by(Confirmation.game_id)).all())
-    return {name for name, game_id in forming.items() if waiting.get(game_id, 0) < PENDING_PER_GAME}
+def forming(session: Session, names: set[str]) -> set[str]:
+    """Which of the games called `names` are forming: a JOIN of them may take a power."""
+    return set(session.scalars(select(Game.name).where(Game.name.in_(names), Game.status == GameStatus.FORMING)))
 
 
 def create_refusal(session: Session, address: str) -> str | None:
@@ -153,22 +165,70 @@ def request(
     game: Game | None = None,
     player: Player | None = None,
     power: str | None = None,
-    password_hash: str | None = None,
+    password: str | None = None,
     detail: dict[str, Any] | None = None,
-) -> None:
+    vouched: bool = False,
+) -> bool:
     """Make a pending confirmation of `kind` for `address` and mail the address its code: the fixed
     text templates/<lang>/<template>.txt.j2 with `values` (the judge's words and names from the
-    database only), the code in its subject too, so that a plain reply confirms."""
+    database only), the code in its subject too, so that a plain reply confirms. `password`, the
+    request's new password, is kept sealed until the code comes back.
+
+    A code to an address that proved nothing comes out of the budgets of gm.mail.budget, unless
+    the request is `vouched` for by a player or GM signed on with their password (a new address
+    of theirs, a co-GM), who is bounded per head instead. Past a budget nothing is made and
+    nothing is sent, to the address or to the sender (the mail goes silent): False."""
+    game_id = game.id if game is not None else None
+    unproven = not (ctx.lookups.proven(address) or (address == ctx.message.sender and ctx.authenticated))
+    if unproven and not vouched:
+        why = budget.unproven_refusal(ctx.lookups.unproven_sent(), address, game_id)
+        if why is None and ctx.lookups.replies_sent(address, "confirm") >= budget.CONFIRMATIONS_PER_HOUR:
+            why = f"{budget.CONFIRMATIONS_PER_HOUR} codes an hour to one address"
+        if why is not None:
+            log.info("a %s code to an address that proved nothing was not sent: past %s", kind.upper(), why)
+            ctx.silent = True
+            return False
     code = new_code()
     now = utcnow()
     ctx.session.add(Confirmation(
-        kind=kind, address=address, code_hash=code_hash(code),
-        game_id=game.id if game is not None else None, player_id=player.id if player is not None else None,
-        power=power, password_hash=password_hash, detail=detail, requested_by=ctx.message.sender,
-        created_at=now, expires_at=now + LIFETIME))
+        kind=kind, address=address, code_hash=code_hash(code), game_id=game_id,
+        player_id=player.id if player is not None else None, power=power,
+        sealed_password=seal(password, code) if password is not None else None, detail=detail,
+        requested_by=ctx.message.sender, created_at=now, expires_at=now + LIFETIME))
     shown = shown_code(code)
     text = render_notice(template, gm_address=ctx.gm_address, code=shown, hours=LIFETIME_HOURS, **values)
-    ctx.notify(address, f"{subject} (CONFIRM {shown})", text, kind="confirm")
+    ctx.lookups.reply_queued(address, "confirm", unproven=unproven, game_id=game_id)
+    ctx.codes.append((address, f"{subject} (CONFIRM {shown})", text, game_id, unproven))
+    return True
+
+
+def disowned(ctx: Context, shown: str) -> bool:
+    """True, the line refused and the mail silent, when the mail's own domain disowns it (see
+    gm.mail.provenance): a request in it is never carried out, nor its sender mailed."""
+    if ctx.provenance is None or ctx.provenance.proof is not Proof.FORGED:
+        return False
+    ctx.refuse_sign_on(shown, DISOWNED)
+    ctx.silent = True
+    return True
+
+
+def seal(password: str, code: str) -> str:
+    """`password` encrypted under a key made from `code` and the judge's secret: neither the
+    database alone nor the code alone opens it."""
+    box = SecretBox(judge_key.derive("sealed password", code.encode("ascii")))
+    return base64.b64encode(box.encrypt(password.encode("utf-8", "surrogatepass"))).decode("ascii")
+
+
+def unseal(confirmation: Confirmation, code: str) -> str | None:
+    """The password `confirmation` keeps sealed, opened with its `code`; None when it keeps none,
+    or it was sealed under another secret key (the key file replaced meanwhile)."""
+    if confirmation.sealed_password is None:
+        return None
+    box = SecretBox(judge_key.derive("sealed password", code.encode("ascii")))
+    try:
+        return box.decrypt(base64.b64decode(confirmation.sealed_password)).decode("utf-8", "surrogatepass")
+    except (CryptoError, ValueError):
+        return None
 
 
 def pending(session: Session, code: str) -> Confirmation | None:
@@ -197,10 +257,17 @@ def confirm(ctx: Context, written: str, shown: str) -> None:
         if promote.confirmed(ctx, found, shown):
             found.confirmed_at = utcnow()
         return
+    assert code is not None
+    password = unseal(found, code)
+    if found.sealed_password is not None and password is None:
+        ctx.refuse_sign_on(shown, SEALED_UNDER_ANOTHER_KEY)
+        return
     # Each kind is carried out by its own command, which asks for it.
     from gm.mail.commands import create, join, observe, set_address
 
     carry_out = {JOIN: join.confirmed, ADDRESS: set_address.confirmed, CREATE: create.confirmed,
                  OBSERVE: observe.confirmed}[found.kind]
-    if carry_out(ctx, found, shown):
+    if found.address == ctx.message.sender and not ctx.authenticated:  # the code proves the sender
+        ctx.provenance = Provenance(Proof.AUTHENTICATED, "its confirmation code", ctx.dkim)
+    if carry_out(ctx, found, shown, password):
         found.confirmed_at = utcnow()

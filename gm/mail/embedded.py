@@ -5,7 +5,9 @@ install. pymap keeps the mailboxes as Maildirs under DATA_DIR/mail, so mail surv
 it has no SMTP or LMTP of its own, so the SMTP server delivers each mail by IMAP APPEND, logged
 in as the recipient. Mail to the GM address goes to the GM's mailbox; mail to any other address
 goes to a mailbox of that address (made on first delivery), so a demo can log in as a player and
-read the GM's replies. Every mailbox has the same password: DATA_DIR/mail/password, made at
+read the GM's replies. Mail to the GM's mailbox gets an Authentication-Results header (RFC 8601)
+on top, its SPF, DKIM and DMARC verdict (see _Delivery.verdict), which the judge trusts as it would
+a real receiving server's. Every mailbox has the same password: DATA_DIR/mail/password, made at
 random on first start (or the one given). The SMTP server takes mail for the GM address from
 anyone, as a real MX does (a player's mail program, or `swaks --to GM --server 127.0.0.1:PORT`);
 mail for any other address only after AUTH with any mailbox and that password (so it relays for
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextvars
+import functools
 import hmac
 import logging
 import mailbox
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import aioimaplib
+import authheaders
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from proxyprotocol.reader import ProxyProtocolReader
 from pymap.backend.maildir import Config as MaildirConfig
@@ -46,7 +50,7 @@ from pymap.backend.maildir import MaildirBackend
 from pymap.imap import IMAPServer, IMAPService
 from pysasl.hashing import BuiltinHash
 
-from gm.settings import MailServer
+from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +117,10 @@ async def embedded_mail(
     imap_port: int = 0,
     smtp_port: int = 0,
     password: str | None = None,
+    authserv_id: str = EMBEDDED_AUTHSERV_ID,
 ) -> AsyncIterator[EmbeddedMail]:
-    """Start the embedded IMAP and SMTP servers (port 0: any free port) and stop them on exit."""
+    """Start the embedded IMAP and SMTP servers (port 0: any free port) and stop them on exit; the
+    SMTP server writes its Authentication-Results on the GM's mail as `authserv_id`."""
     base = Path(data_dir) / "mail"
     base.mkdir(parents=True, exist_ok=True)
     password = password or _stored_password(base)
@@ -124,7 +130,7 @@ async def embedded_mail(
     users.rehash()  # the password may have changed since the mailboxes were made
     async with AsyncExitStack() as stack:
         imap = await _start_imap(stack, base, imap_port)
-        delivery = _Delivery(users, imap, password, gm_address)
+        delivery = _Delivery(users, imap, password, gm_address, authserv_id)
         smtp = await _start_smtp(stack, delivery, users, password, smtp_port)
         log.debug("embedded mail: IMAP on %s:%d, SMTP on %s:%d, mailboxes in %s", LOOPBACK, imap, LOOPBACK, smtp, base)
         yield EmbeddedMail(
@@ -255,14 +261,21 @@ async def _start_pymap(stack: AsyncExitStack, base: Path, port: int) -> int:
 # --- SMTP: aiosmtpd, delivering by IMAP APPEND ---------------------------------------------------
 
 
+VERDICT_SECONDS = 15.0  # the longest a mail's SPF, DKIM and DMARC verdict may hold its delivery
+DNS_DOWN_SECONDS = 60.0  # after a verdict that failed or was slow, none is tried for this long
+SLOW_VERDICT_SECONDS = 5.0  # a verdict slower than this: DNS does not answer (a look-up waits 3 s)
+
+
 class _Delivery:
     """aiosmtpd handler: accepts mail for any sensible address and appends it to that mailbox."""
 
-    def __init__(self, users: _Users, imap_port: int, password: str, gm_address: str) -> None:
+    def __init__(self, users: _Users, imap_port: int, password: str, gm_address: str, authserv_id: str) -> None:
         self.users = users
         self.imap_port = imap_port
         self.password = password
         self.gm_mailbox = mailbox_name(gm_address)
+        self.authserv_id = authserv_id
+        self.no_verdict_until = 0.0  # loop time: DNS failed lately, a verdict would only hold the mail
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
@@ -280,13 +293,54 @@ class _Delivery:
         content = envelope.original_content or b""
         if isinstance(content, str):  # only with decode_data=True, which we do not use
             content = content.encode()
+        # The verdict is for the judge only: players' mailboxes (a demo's) get the mail as it came.
+        # It is of the mail as it came, too (a signature may cover a forged header dropped below).
+        to_gm = [rcpt for rcpt in envelope.rcpt_tos if mailbox_name(rcpt) == self.gm_mailbox]
+        gm_content = content
+        if to_gm:
+            gm_content = await self.verdict(session, envelope, content) + drop_results(content, self.authserv_id)
         try:
             for rcpt in envelope.rcpt_tos:
-                await self.deliver(envelope.mail_from or "", rcpt, content)
+                await self.deliver(envelope.mail_from or "", rcpt, gm_content if rcpt in to_gm else content)
         except (OSError, TimeoutError, aioimaplib.AioImapException, RuntimeError) as e:
             log.warning("embedded delivery failed: %s", e)
             return "451 4.3.0 delivery failed, try again later"
         return "250 2.0.0 delivered"
+
+    async def verdict(self, session: Session, envelope: Envelope, content: bytes) -> bytes:
+        """The Authentication-Results header line(s) of a mail to the GM: SPF of the connecting
+        address, DKIM and DMARC, by authheaders. DNS look-ups block, so in a worker thread, for
+        VERDICT_SECONDS at most; a verdict that fails or takes longer is `none`, and the mail is
+        delivered all the same. After one that failed or was slow, the mails of the next
+        DNS_DOWN_SECONDS get `none` at once: a DNS that does not answer must not slow every delivery."""
+        check = functools.partial(
+            authheaders.authenticate_message,
+            content,
+            self.authserv_id,
+            spf=True,
+            dkim=True,
+            dmarc=True,
+            ip=session.peer[0] if isinstance(session.peer, tuple) else LOOPBACK,
+            mail_from=envelope.mail_from or "",
+            helo=session.host_name or "",
+        )
+        loop = asyncio.get_running_loop()
+        header = f"Authentication-Results: {self.authserv_id}; none"
+        if loop.time() < self.no_verdict_until:
+            return header.encode() + b"\r\n"
+        started = loop.time()
+        try:
+            header = await asyncio.wait_for(asyncio.to_thread(check), VERDICT_SECONDS)
+            if loop.time() - started > SLOW_VERDICT_SECONDS:  # DNS answers slowly: spare the next mails
+                log.warning("embedded delivery: a verdict took %.0f s: none for %.0f s", loop.time() - started,
+                            DNS_DOWN_SECONDS)
+                self.no_verdict_until = loop.time() + DNS_DOWN_SECONDS
+        except Exception as e:  # noqa: BLE001 - whatever goes wrong in three libraries, the mail goes in
+            log.warning("embedded delivery: no SPF/DKIM/DMARC verdict (%s: %s): writing none for %.0f s",
+                        type(e).__name__, e, DNS_DOWN_SECONDS)
+            self.no_verdict_until = loop.time() + DNS_DOWN_SECONDS
+        # authheaders writes one line; should it fold one, with "\n": the mail is stored with CRLF throughout.
+        return "\r\n".join(header.splitlines()).encode("utf-8", "replace") + b"\r\n"
 
     async def deliver(self, sender: str, rcpt: str, content: bytes) -> None:
         user = mailbox_name(rcpt)
@@ -306,6 +360,30 @@ class _Delivery:
         finally:
             if client.protocol.transport is not None:
                 client.protocol.transport.close()
+
+
+# An Authentication-Results field, unfolded or not, up to its authserv-id (RFC 8601 section 2.2:
+# after comments, maybe in quotes).
+_RESULTS = re.compile(rb'authentication-results[ \t]*:\s*(?:\([^)]*\)\s*)*"?([^\s;()"]+)', re.IGNORECASE)
+
+
+def drop_results(raw: bytes, authserv_id: str) -> bytes:
+    """The mail without the Authentication-Results fields in its header that claim `authserv_id`:
+    only this server writes those, so any that came with the mail are forged (RFC 8601 section 5).
+    The rest of the mail is left byte for byte as it was."""
+    lines = raw.splitlines(keepends=True)
+    fields: list[list[bytes]] = []  # the header's fields, each its lines; then the body, whole
+    for i, line in enumerate(lines):
+        if line in (b"\r\n", b"\n"):  # the end of the header
+            fields.append(lines[i:])
+            break
+        if line[:1] in (b" ", b"\t") and fields:  # a folded field goes on
+            fields[-1].append(line)
+        else:
+            fields.append([line])
+    wanted = authserv_id.lower().encode()
+    kept = [f for f in fields if not ((m := _RESULTS.match(b"".join(f))) and m.group(1).lower() == wanted)]
+    return b"".join(b"".join(f) for f in kept)
 
 
 class _AiosmtpdNoise(logging.Filter):

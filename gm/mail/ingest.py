@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -31,13 +31,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import PhaseKind
 from gm.games import GameError, game_name, units_without_orders, variant_of
-from gm.mail import auth, budget, confirm, press
+from gm.mail import auth, budget, confirm, press, provenance
 from gm.mail import dkim as dkim_check
 from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders
 from gm.mail.commands import confirm as confirm_command
 from gm.mail.commands.master import overview as master_overview
 from gm.mail.game_mail import gathered, one_notice_each
 from gm.mail.message import InboundMessage, command_lines, read_message
+from gm.mail.provenance import Proof, Provenance
 from gm.mail.redact import passwords_in, redact
 from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
@@ -101,6 +102,8 @@ class Outgoing:
     text: str
     kind: str  # 'ack', 'notice', 'press', 'confirm' (see gm.mail.budget)
     attachments: list[dict[str, str]] | None = None  # see gm.mail.outbox.build_message
+    game_id: int | None = None  # the game a code is for (gm.mail.budget counts them by game)
+    unproven: bool | None = None  # a code: whether its address proved nothing (settled when it was made)
 
 
 def ingest(
@@ -116,6 +119,7 @@ def ingest(
     trusted_masters: frozenset[str] | tuple[str, ...] = (),
     dns_lookup: dkim_check.DnsLookup | None = None,
     public_url: str | None = None,
+    authserv_id: str | None = None,
 ) -> IngestOutcome:
     """Process one mail in one transaction (see ingest_batch); raises what made it fail."""
     (outcome,) = ingest_batch(
@@ -129,6 +133,7 @@ def ingest(
         trusted_masters=trusted_masters,
         dns_lookup=dns_lookup,
         public_url=public_url,
+        authserv_id=authserv_id,
     )
     if outcome.error is not None:
         raise outcome.error
@@ -147,6 +152,7 @@ def ingest_batch(
     trusted_masters: frozenset[str] | tuple[str, ...] = (),
     dns_lookup: dkim_check.DnsLookup | None = None,
     public_url: str | None = None,
+    authserv_id: str | None = None,
 ) -> list[IngestOutcome]:
     """Process mails in ONE transaction, one outcome each, in order. A mail seen before (same
     dedup key, or same UIDVALIDITY and UID, in an earlier transaction or earlier in this batch)
@@ -159,18 +165,19 @@ def ingest_batch(
     with a savepoint per mail and per command, so that only what fails is left out.
 
     `dns_lookup` finds the DKIM keys (name -> TXT record; None: DNS), before the transaction;
-    `public_url`, where the games' web pages are published, for the links of results a GM's
-    PROCESS mails."""
+    `authserv_id` names the receiving server whose Authentication-Results are trusted (see
+    gm.mail.provenance; None: none is); `public_url`, where the games' web pages are published,
+    for the links of results a GM's PROCESS mails."""
     if not mails:
         return []
     verifier = verifier or PasswordVerifier()
     # A mail over the size limit is not read: its headers are enough to refuse it.
     messages = [read_message(m.raw if m.full_size <= max_size else _headers_of(m.raw)) for m in mails]
     lines = [command_lines(m.text) for m in messages]
+    proofs = _provenances(session_factory, mails, messages, lines, max_size, dns_lookup, authserv_id)
     batch = _Batch(mails, messages, lines, uidvalidity, gm_address, max_size, verifier, replies_per_hour,
-                   _prehash(session_factory, mails, messages, lines, max_size, frozenset(trusted_masters)),
-                   frozenset(trusted_masters),
-                   _dkim_verdicts(session_factory, mails, messages, lines, max_size, dns_lookup), public_url)
+                   _prehash(session_factory, mails, messages, lines, max_size, frozenset(trusted_masters), proofs),
+                   frozenset(trusted_masters), proofs, public_url)
     try:
         return batch.logged(batch.run(session_factory, careful=False))
     except Exception as e:
@@ -197,37 +204,57 @@ def _read_lines(mail: Fetched, message: InboundMessage, max_size: int) -> bool:
 
 def _prehash(
     session_factory: sessionmaker[Session], mails: Sequence[Fetched], messages: list[InboundMessage],
-    lines: list[list[str]], max_size: int, trusted_masters: frozenset[str],
+    lines: list[list[str]], max_size: int, trusted_masters: frozenset[str], proofs: list[Provenance],
 ) -> list[dict[str, str]]:
-    """The hash of the new password of each mail that sets one (JOIN, CREATE), made before the
-    transaction: a memory-hard hash inside it would hold the database meanwhile. Only for a line
-    that passes the checks that cost nothing (a JOIN of a game that is forming, a CREATE from a
-    trusted address): a stranger's JOIN of no game, or of a game whose JOINs wait for their codes
-    in numbers already, costs no hash. One a mail (the most it may set), PREHASH_PER_BATCH a
-    batch; a password set otherwise (SET PASSWORD, after its sign-on) is hashed in the
-    transaction once the mail has shown it may."""
+    """The hash of the new password of each mail that sets one at once, made before the
+    transaction: a memory-hard hash inside it would hold the database meanwhile. That is a JOIN
+    of a forming game or a CREATE from a trusted address in authenticated mail (or a JOIN signed
+    for a game that requires DKIM), and a CONFIRM whose code opens a waiting request's sealed
+    password. A request whose address proved nothing is never hashed (its password waits sealed:
+    see gm.mail.confirm), nor is a guessed code. One a mail (the most it may set),
+    PREHASH_PER_BATCH a batch; a password set otherwise (SET PASSWORD, after its sign-on) is
+    hashed in the transaction once the mail has shown it may."""
     out: list[dict[str, str]] = [{} for _ in mails]
     wanted: list[tuple[int, str, list[str]]] = []
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
         if not _read_lines(mail, message, max_size):
             continue
+        code = confirm.code_in_subject(message.subject)
         for line in lines[i][:MAX_LINES]:
             command, args = command_for(line)
+            if command is confirm_command and args:
+                wanted.append((i, "CONFIRM", args))
+                break
             if getattr(command, "NEW_PASSWORD", False) and args:
                 wanted.append((i, command.NAME, args))  # type: ignore[union-attr]
                 break
+        else:
+            if code is not None:  # a plain reply to a confirmation mail
+                wanted.append((i, "CONFIRM", [code]))
+    if not wanted:
+        return out
     joined = {_game_name(args[0]) for _, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
-    forming: set[str] = set()
-    if joined:
-        with transaction(session_factory) as session:
-            forming = confirm.open_to_join(session, joined)
+    codes = {code for _, name, args in wanted if name == "CONFIRM" and (code := confirm.read_code(args[0]))}
+    with transaction(session_factory) as session:
+        forming = confirm.forming(session, joined) if joined else set()
+        signed_only = set(session.scalars(select(Game.name).where(Game.name.in_(forming), Game.require_dkim.is_(True))))
+        sealed = {code: found for code in codes if (found := confirm.pending(session, code)) is not None}
+        opened = {code: confirm.unseal(found, code) for code, found in sealed.items()}
     budget_left = PREHASH_PER_BATCH
     for i, name, args in wanted:
         if budget_left == 0:
             break
-        if (name == "JOIN" and len(args) >= 3 and _game_name(args[0]) in forming) or (
-                name == "CREATE" and messages[i].sender.lower() in trusted_masters):
-            out[i][args[-1]] = hash_password(args[-1])
+        proof = proofs[i]
+        password: str | None = None
+        if name == "JOIN" and len(args) >= 3 and (game := _game_name(args[0])) in forming:
+            signed = proof.dkim is dkim_check.Verdict.SIGNED
+            password = args[-1] if (signed if game in signed_only else proof.authenticated) else None
+        elif name == "CREATE" and proof.authenticated and messages[i].sender.lower() in trusted_masters:
+            password = args[-1]
+        elif name == "CONFIRM":
+            password = opened.get(confirm.read_code(args[0]) or "")
+        if password is not None:
+            out[i][password] = hash_password(password)
             budget_left -= 1
     return out
 
@@ -239,27 +266,32 @@ def _game_name(written: str) -> str | None:
         return None
 
 
-def _dkim_verdicts(
+def _provenances(
     session_factory: sessionmaker[Session], mails: Sequence[Fetched], messages: list[InboundMessage],
-    lines: list[list[str]], max_size: int, dns_lookup: dkim_check.DnsLookup | None,
-) -> list[dkim_check.Verdict | None]:
-    """The DKIM verdict of each mail that signs on (the only command that asks for it), made before
-    the transaction: a key look-up must not hold the database. A mail without a DKIM-Signature is
-    unsigned with no look-up; the keys are looked up once a batch, and only while some game
-    requires DKIM (most mail is signed: no DNS for it when no game asks)."""
+    lines: list[list[str]], max_size: int, dns_lookup: dkim_check.DnsLookup | None, authserv_id: str | None,
+) -> list[Provenance]:
+    """What proves each mail's From address (gm.mail.provenance), found before the transaction: a
+    key look-up must not hold the database. The trusted receiving server's verdict is read for
+    every mail (no look-up). The judge verifies a DKIM signature itself only where it matters: for
+    a mail that asks for something an authenticated mail is granted at once (JOIN, OBSERVE,
+    CREATE), and for a mail that signs on while some game requires DKIM. A mail without a
+    DKIM-Signature costs no look-up; keys are looked up once a batch."""
     keys = dkim_check.KeyCache(dns_lookup)
-    wanted: bool | None = None
-    out: list[dkim_check.Verdict | None] = []
+    required: bool | None = None
+    out: list[Provenance] = []
     for mail, message, mail_lines in zip(mails, messages, lines, strict=True):
-        signs_on = _read_lines(mail, message, max_size) and any(
-            getattr(command_for(line)[0], "NEEDS_DKIM", False) for line in mail_lines[:MAX_LINES])
-        if signs_on and dkim_check.has_signature(mail.raw):
-            if wanted is None:
-                with transaction(session_factory) as session:
-                    wanted = session.scalar(select(Game.id).where(Game.require_dkim.is_(True)).limit(1)) is not None
-            out.append(dkim_check.verdict(mail.raw, message.sender, keys) if wanted else None)
-        else:
-            out.append(dkim_check.Verdict.UNSIGNED if signs_on else None)
+        readable = _read_lines(mail, message, max_size) and bool(message.sender)
+        commands = [command_for(line)[0] for line in mail_lines[:MAX_LINES]] if readable else []
+        asks = any(getattr(command, "PROVES_ADDRESS", False) for command in commands)
+        signs_on = any(getattr(command, "NEEDS_DKIM", False) for command in commands)
+        if signs_on and required is None and dkim_check.has_signature(mail.raw):
+            with transaction(session_factory) as session:
+                required = session.scalar(select(Game.id).where(Game.require_dkim.is_(True)).limit(1)) is not None
+        found = provenance.judge(mail.raw, message.sender, authserv_id, keys, need_proof=asks,
+                                 need_dkim=signs_on and bool(required))
+        if signs_on and found.dkim is None and not dkim_check.has_signature(mail.raw):
+            found = replace(found, dkim=dkim_check.Verdict.UNSIGNED)  # no look-up needed to say so
+        out.append(found)
     return out
 
 
@@ -275,7 +307,7 @@ class _Batch:
     replies_per_hour: int
     prehashed: list[dict[str, str]]
     trusted_masters: frozenset[str]  # addresses that may CREATE a game by mail
-    dkim: list[dkim_check.Verdict | None]  # each mail's DKIM verdict (see _dkim_verdicts)
+    proofs: list[Provenance]  # what proves each mail's From address (see _provenances)
     public_url: str | None = None  # where the games' web pages are published (gm.web)
 
     @functools.cached_property
@@ -398,18 +430,25 @@ class _Batch:
         its budget (gm.mail.budget); the outcome with the count of those added. An acknowledgement
         past its budget becomes, once an hour, a notice that answers are paused."""
         in_reply_to = self.messages[i].message_id
+        sender, authenticated = self.messages[i].sender, self.proofs[i].authenticated
         queued = 0
         for out in outgoing:
             if not out.to or out.to == self.gm_address.lower():
                 continue
-            if not self._within_budget(lookups, out.to, out.kind):
-                if out.kind == "ack" and self._within_budget(lookups, out.to, "paused"):
-                    out = Outgoing(out.to, "gm: answers paused", render_notice(
-                        "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
-                else:
-                    continue
-            lookups.reply_queued(out.to, out.kind)
-            replies.append(self._row(out, outcome, in_reply_to))
+            if out.kind == "confirm":  # its budgets were settled when the code was made (confirm.request)
+                unproven = bool(out.unproven)
+            else:
+                unproven = not (lookups.proven(out.to) or (out.to == sender and authenticated))
+                if not self._within_budget(lookups, out.to, out.kind):
+                    if out.kind == "ack" and self._within_budget(lookups, out.to, "paused"):
+                        out = Outgoing(out.to, "gm: answers paused", render_notice(
+                            "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
+                    else:
+                        continue
+                if unproven and budget.unproven_refusal(lookups.unproven_sent(), out.to, out.game_id) is not None:
+                    continue  # past the budgets of mail to addresses that proved nothing: none at all
+                lookups.reply_queued(out.to, out.kind, unproven=unproven, game_id=out.game_id)
+            replies.append(self._row(out, outcome, in_reply_to, unproven))
             queued += 1
         if queued < len(outgoing):
             log.info("mail %s: %d of %d replies withheld (hourly budget)", in_reply_to, len(outgoing) - queued,
@@ -417,12 +456,12 @@ class _Batch:
         return IngestOutcome(outcome.inbound_id, outcome.outcome, queued)
 
     def _within_budget(self, lookups: Lookups, to: str, kind: str) -> bool:
+        """Within what one address may get of `kind` an hour (gm.mail.budget.per_hour)."""
         registered = lookups.registered(to)
-        if lookups.replies_sent(to, kind) >= budget.per_hour(kind, registered, self.replies_per_hour):
-            return False
-        return kind != "notice" or registered or lookups.notices_in_all() < budget.NOTICES_IN_ALL_PER_HOUR
+        return lookups.replies_sent(to, kind) < budget.per_hour(kind, registered, self.replies_per_hour)
 
-    def _row(self, out: Outgoing, outcome: IngestOutcome, in_reply_to: str | None) -> dict[str, object]:
+    def _row(self, out: Outgoing, outcome: IngestOutcome, in_reply_to: str | None,
+             unproven: bool) -> dict[str, object]:
         now = utcnow()
         return {
             "message_id": new_message_id(self.gm_address.rpartition("@")[2] or None),
@@ -434,6 +473,8 @@ class _Batch:
             # Message-ID is the sender's own text, and press is relayed as the judge's own mail.
             "in_reply_to": in_reply_to if out.kind == "ack" else None,
             "inbound_id": outcome.inbound_id,
+            "game_id": out.game_id,
+            "unproven": unproven,
             "kind": out.kind,
             "created_at": now,
             "next_attempt_at": now,
@@ -472,7 +513,8 @@ class _Answer:
         self.mail = batch.mails[i]
         self.message = batch.messages[i]
         self.prehashed = batch.prehashed[i]
-        self.dkim = batch.dkim[i]
+        self.index = i
+        self.proof = batch.proofs[i]
         self.lines = batch.lines[i]
         self.record_mail = record_mail
         self.who = "from a sender not signed on"  # for the log, once run: game, phase, role
@@ -503,7 +545,8 @@ class _Answer:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
                       lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed,
-                      trusted_masters=batch.trusted_masters, dkim=self.dkim, public_url=batch.public_url)
+                      trusted_masters=batch.trusted_masters, dkim=self.proof.dkim, provenance=self.proof,
+                      public_url=batch.public_url)
         lines = self.lines
         code = confirm.code_in_subject(message.subject)
         with one_notice_each(session):  # what the mail changes, told in one notice a reader
@@ -518,15 +561,23 @@ class _Answer:
                     break
             ctx.close_block()
         self._describe(ctx)
+        # A CONFIRM from the address its code was mailed to proves the sender too (its answers go
+        # to a proven address): what proves a mail may grow while it is carried out.
+        self.batch.proofs[self.index] = self.proof = ctx.provenance or self.proof
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
         notices = [Outgoing(to, subject, text, kind) for to, subject, text, kind in press.batched(ctx.notices)]
+        notices += [Outgoing(to, subject, text, "confirm", game_id=game_id, unproven=unproven)
+                    for to, subject, text, game_id, unproven in ctx.codes]
         addresses = list(dict.fromkeys([*(player.email for player in ctx.signed),
                                         *(master.email for master in ctx.masters_signed)]))
         sender = message.sender
         if outcome != "processed" and not addresses:
             return []  # list or bulk mail that did not sign on: never answered
-        if outcome == "processed" and sender not in addresses and not any(
+        # A sender whose request was dropped past the budgets, or whose own domain disowns the
+        # mail, gets nothing at all (gm.mail.budget).
+        silent = ctx.silent or self.proof.proof is Proof.FORGED
+        if outcome == "processed" and sender not in addresses and not silent and not any(
                 n.to == sender and n.kind in ("confirm", "observer") for n in notices):
             notices.insert(0, self._notice_to_sender(ctx))
         if not addresses:

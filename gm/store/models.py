@@ -268,6 +268,9 @@ class OutboundMail(Base):
         # an address's acknowledgements still to send (outbox._AFTER_ACKS asks it of every row it
         # claims): without it, each asking reads all the address's mail
         Index("ix_outbox_to_addr_kind_sent_at", "to_addr", "kind", "sent_at"),
+        # the mail of the last hour to addresses that proved nothing (gm.mail.budget): a few rows
+        Index("ix_outbox_unproven_created_at", "created_at", sqlite_where=text("unproven"),
+              postgresql_where=text("unproven")),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -284,6 +287,9 @@ class OutboundMail(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))
     kind: Mapped[str] = mapped_column(String(32))  # 'ack', 'notice', 'start', 'results', 'reminder', ...
+    # To an address that has proved nothing (not a player's, a GM's or an observer's, nor the
+    # authenticated sender of the mail answered): counted by gm.mail.budget.
+    unproven: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     attempts: Mapped[int] = mapped_column(default=0, server_default=text("0"))
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -331,7 +337,10 @@ class Confirmation(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))  # JOIN's (or OBSERVE's) game
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))  # SET ADDRESS's player
     power: Mapped[str | None] = mapped_column(String(64))  # JOIN's power
-    password_hash: Mapped[str | None] = mapped_column(String(255))  # JOIN's or CREATE's new password, hashed
+    password_hash: Mapped[str | None] = mapped_column(String(255))  # a new password hashed (rows of older releases)
+    # JOIN's or CREATE's new password, sealed with a key made from the code and the judge's secret
+    # (gm.mail.confirm): hashed only once the code comes back, so that a forged request costs no hash.
+    sealed_password: Mapped[str | None] = mapped_column(Text)
     detail: Mapped[dict[str, Any] | None]  # CREATE: {"name": ..., "variant": ...}
     requested_by: Mapped[str] = mapped_column(String(EMAIL))  # the sender of the mail that asked
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

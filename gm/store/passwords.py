@@ -1,13 +1,17 @@
 """Passwords: slow salted hashes (Argon2id), never the passwords themselves.
 
-A stored password is its Argon2id hash followed by a six-bit check ('$argon2id$...#2a'): a fast
-salted digest of the password cut to six bits, read before the slow hash. A right password always
+A stored password is its Argon2id hash followed by a six-bit check ('$argon2id$...#1f2e3d4c:2a'):
+a fast digest of the password, keyed with the judge's secret key (gm.store.judge_key, which never
+lives in the database) and cut to six bits, read before the slow hash. A right password always
 passes it and then pays the slow hash; 63 wrong guesses in 64 fail it at once. That is what lets
 the judge check every guess it is sent, whoever sends it and however many (the right password
-always works), at a cost a flood of guesses cannot make large. The price: someone holding the
-database could rule out 63 candidates in 64 without the slow hash, a factor 64 off Argon2's work,
-no more (six bits say almost nothing of a password). A hash stored without the check (made before
-it existed) is always checked in full.
+always works), at a cost a flood of guesses cannot make large.
+
+Someone who steals the database gains nothing from the check: without the key its six bits are
+noise. The key's short name goes with the check, so that a check made under another key (the key
+file lost or replaced) is skipped, never trusted: the password is then checked by the slow hash
+alone, and rehashed with a new check at its next sign-on. So is a hash stored with no check, or
+with an unkeyed one of an older release.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from collections import OrderedDict
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from gm.store import judge_key
+
 # argon2-cffi's defaults follow RFC 9106's second recommended option (Argon2id, 64 MiB, t=3).
 # The hasher holds only those parameters, no state, so one instance serves every caller.
 _HASHER = PasswordHasher()
@@ -27,24 +33,27 @@ CHECK_BITS = 6
 
 
 def _quick(argon2_hash: str, password: str) -> int:
-    """The quick check of `password`: salted by the whole encoded hash (its parameters and salt)."""
-    digest = hashlib.sha256(f"{argon2_hash}\0{password}".encode("utf-8", "surrogatepass")).digest()
+    """The quick check of `password`: keyed with the judge's secret, salted by the whole encoded
+    hash (its parameters and salt)."""
+    digest = judge_key.derive("quick check", f"{argon2_hash}\0{password}".encode("utf-8", "surrogatepass"))
     return digest[0] >> (8 - CHECK_BITS)
 
 
 def hash_password(password: str) -> str:
     """What to store for `password`: an encoded Argon2id hash with its own random salt and
-    parameters, then its quick check ('$argon2id$v=19$...#2a')."""
+    parameters, then the key's name and the quick check ('$argon2id$v=19$...#1f2e3d4c:2a')."""
     argon2_hash = _HASHER.hash(password)
-    return f"{argon2_hash}{_CHECK}{_quick(argon2_hash, password):02x}"
+    return f"{argon2_hash}{_CHECK}{judge_key.key_id()}:{_quick(argon2_hash, password):02x}"
 
 
 def _parts(stored: str) -> tuple[str, int | None]:
+    """The Argon2 hash, and the quick check when it was made under the key this process uses."""
     argon2_hash, found, check = stored.partition(_CHECK)
-    if not found:
-        return stored, None
+    key, colon, bits = check.partition(":")
+    if not found or not colon or key != judge_key.key_id():
+        return argon2_hash, None
     try:
-        return argon2_hash, int(check, 16)
+        return argon2_hash, int(bits, 16)
     except ValueError:
         return argon2_hash, None
 
@@ -68,8 +77,8 @@ def check_password(stored: str, password: str) -> bool:
 
 
 def needs_rehash(stored: str) -> bool:
-    """True when the hash was made with weaker parameters than today's, or has no quick check:
-    rehash at the next login."""
+    """True when the hash was made with weaker parameters than today's, or has no quick check
+    under the judge's key: rehash at the next login."""
     argon2_hash, check = _parts(stored)
     try:
         return check is None or _HASHER.check_needs_rehash(argon2_hash)

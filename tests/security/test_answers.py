@@ -14,10 +14,10 @@ from gm.store.models import OrderRecord, OutboundMail
 TEXT = [f"line {i}: visit https://spam{i}.example and call +1 555 01{i:02}" for i in range(40)]
 
 
-def queue_mail_to(desk: Desk, to: str, kind: str, n: int) -> None:
+def queue_mail_to(desk: Desk, to: str, kind: str, n: int, *, unproven: bool = False) -> None:
     """n mails to `to` in the outbox, as results, press or notices caused by others leave them."""
     with transaction(desk.sf) as s:
-        s.add_all(OutboundMail(to_addr=to, subject="x", body_text="x", kind=kind) for _ in range(n))
+        s.add_all(OutboundMail(to_addr=to, subject="x", body_text="x", kind=kind, unproven=unproven) for _ in range(n))
 
 
 def test_a_stranger_gets_a_few_fixed_notices_an_hour_and_none_of_its_lines(desk: Desk) -> None:
@@ -31,9 +31,10 @@ def test_a_stranger_gets_a_few_fixed_notices_an_hour_and_none_of_its_lines(desk:
     assert len(desk.mails()) == budget.STRANGER_NOTICES_PER_HOUR  # nobody else was mailed
 
 
-def test_the_judges_notices_have_a_ceiling_in_all(desk: Desk) -> None:
-    queue_mail_to(desk, "earlier@else.example", "notice", budget.NOTICES_IN_ALL_PER_HOUR)
-    assert desk.send("new-stranger@else.example", "HELP").replies == 0
+def test_the_judges_mail_to_addresses_that_proved_nothing_has_a_ceiling_in_all(desk: Desk) -> None:
+    for i in range(budget.UNPROVEN_PER_HOUR):
+        queue_mail_to(desk, f"earlier@else{i}.example", "notice", 1, unproven=True)
+    assert desk.send("new-stranger@other.example", "HELP").replies == 0
     # A registered player is answered all the same.
     assert desk.send(address("France"), "").replies == 1
 

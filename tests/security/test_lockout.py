@@ -105,15 +105,22 @@ def test_a_player_guessing_a_rivals_password_learns_nothing_from_their_own_answe
     assert "warning: 4 wrong passwords for England" in england
 
 
-def test_a_join_of_no_game_costs_no_password_hash(desk: Desk, forming: Desk) -> None:
-    raws = [mail(f"s{i}@evil.example", body) for i, body in enumerate([
-        "JOIN nosuchgame France pw", "JOIN g1 France pw",  # no game; a game under way
-        "JOIN g2 France", "JOIN", "JOIN g2 France pw"])]  # too short; too short; a forming game
+def test_a_join_costs_a_password_hash_only_once_its_address_is_proven(desk: Desk, forming: Desk) -> None:
+    """A JOIN of no game, of a game under way, or too short costs no hash; nor does a JOIN of a
+    forming game whose address proved nothing (its password waits sealed for the code). The same
+    JOIN in authenticated mail is hashed before the transaction."""
+    bodies = ["JOIN nosuchgame France pw", "JOIN g1 France pw",  # no game; a game under way
+              "JOIN g2 France", "JOIN", "JOIN g2 France pw"]  # too short; too short; a forming game
+    raws = [mail(f"s{i}@evil.example", body) for i, body in enumerate(bodies)]
     from gm.mail.message import command_lines, read_message
+    from gm.mail.provenance import UNPROVEN, Proof, Provenance
     messages = [read_message(raw) for raw in raws]
-    hashed = ingest_module._prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
-                                    [command_lines(m.text) for m in messages], 1_000_000, frozenset())
-    assert [bool(h) for h in hashed] == [False, False, False, False, True]
+    signed = Provenance(Proof.AUTHENTICATED, "a test's")
+    for proof, hashed_last in ((UNPROVEN, False), (signed, True)):
+        hashed = ingest_module._prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
+                                        [command_lines(m.text) for m in messages], 1_000_000, frozenset(),
+                                        [proof] * len(raws))
+        assert [bool(h) for h in hashed] == [False, False, False, False, hashed_last]
 
 
 def test_a_hash_stored_before_the_quick_check_is_made_again_at_its_owners_sign_on(desk: Desk) -> None:

@@ -24,11 +24,12 @@ from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game
 from gm.mail.message import InboundMessage
 from gm.mail.auth import Failures, new_password_refused
 from gm.mail.budget import WINDOW
-from gm.store.models import AuditEntry, Game, GamePhase, Master, OutboundMail, Player, utcnow
+from gm.store.models import AuditEntry, Game, GamePhase, Master, Observer, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
 if TYPE_CHECKING:
     from gm.mail.dkim import Verdict
+    from gm.mail.provenance import Provenance
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
@@ -65,7 +66,10 @@ class Lookups:
         self._on_file: dict[tuple[type, int], dict[str, list[OnFile]]] = {}
         self._replies: dict[str, dict[str, int]] = {}  # address -> kind -> mails queued in the last hour
         self._registered: set[str] = set()  # of the addresses in _replies, those of a player or a GM
-        self._notices_in_all: int | None = None
+        self._observers: set[str] = set()  # of the addresses in _replies, those observing a game
+        # (address, game id) of each mail to an address that proved nothing, of the last hour and
+        # this transaction (see gm.mail.budget): a few dozen rows at most
+        self._unproven: list[tuple[str, int | None]] | None = None
         # Games whose orders (or WAIT) the transaction changed: the scheduler is to see whether
         # their phase may end early (see orders.write_orders, which marks them at once).
         self.orders_changed: set[int] = set()
@@ -149,6 +153,8 @@ class Lookups:
         registered = select(Player.email).where(Player.email.in_(wanted), Player.left_at.is_(None)).union(
             select(Master.email).where(Master.email.in_(wanted), Master.left_at.is_(None)))
         self._registered.update(self.session.scalars(registered))
+        self._observers.update(self.session.scalars(
+            select(Observer.email).where(Observer.email.in_(wanted), Observer.left_at.is_(None))))
 
     def registered(self, address: str) -> bool:
         """Whether `address` is a player's or a GM's now: one proven to be theirs."""
@@ -156,19 +162,24 @@ class Lookups:
             self.count_replies([address])
         return address in self._registered
 
-    def notices_in_all(self) -> int:
-        """Notices the judge queued in the last hour, to anyone."""
-        if self._notices_in_all is None:
-            self._notices_in_all = self.session.scalar(
-                select(func.count()).select_from(OutboundMail).where(
-                    OutboundMail.kind == "notice", OutboundMail.created_at >= utcnow() - WINDOW)) or 0
-        return self._notices_in_all
+    def proven(self, address: str) -> bool:
+        """Whether `address` proved itself once: a player's, a GM's or an observer's now."""
+        return self.registered(address) or address in self._observers
 
-    def reply_queued(self, to: str, kind: str) -> None:
+    def unproven_sent(self) -> list[tuple[str, int | None]]:
+        """(address, game id) of each mail queued in the last hour to an address that proved
+        nothing, those of this transaction included (see gm.mail.budget.unproven_refusal)."""
+        if self._unproven is None:
+            self._unproven = [(to, game) for to, game in self.session.execute(
+                select(OutboundMail.to_addr, OutboundMail.game_id).where(
+                    OutboundMail.unproven.is_(True), OutboundMail.created_at >= utcnow() - WINDOW))]
+        return self._unproven
+
+    def reply_queued(self, to: str, kind: str, *, unproven: bool = False, game_id: int | None = None) -> None:
         counts = self._replies.setdefault(to, {})
         counts[kind] = counts.get(kind, 0) + 1
-        if kind == "notice" and self._notices_in_all is not None:
-            self._notices_in_all += 1
+        if unproven:
+            self.unproven_sent().append((to, game_id))
 
     def forget(self) -> None:
         """After a change to games, phases or players that this cache did not make itself (a game
@@ -183,7 +194,8 @@ class Lookups:
         self._on_file.clear()
         self._replies.clear()
         self._registered.clear()
-        self._notices_in_all = None
+        self._observers.clear()
+        self._unproven = None
 
     def forget_pending(self) -> None:
         """After a mail's savepoint was rolled back: the orders it stored are gone with it."""
@@ -255,15 +267,29 @@ class Context:
     new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
     # (to, subject, text, kind) to mail besides the ack: 'notice', or 'press' (PRESS, BROADCAST)
     notices: list[tuple[str, str, str, str]] = field(default_factory=list)
+    # Confirmation codes to mail (gm.mail.confirm.request): (to, subject, text, game id, whether
+    # the address proved nothing), each within its budget already
+    codes: list[tuple[str, str, str, int | None, bool]] = field(default_factory=list)
     # Hashes of the new passwords of this mail, made before its transaction began: a memory-hard
     # hash inside it would hold the database that long.
     prehashed: dict[str, str] = field(default_factory=dict)
     # What the mail's DKIM signatures say of its From address (see gm.mail.dkim), found before its
     # transaction for mail that signs on; None: not looked at (no SIGNON, or no mail at all).
     dkim: Verdict | None = None
+    # What proves the mail's From address, or shows it forged (see gm.mail.provenance); None: no
+    # proof was looked for (no mail at all, or a mail that asks for nothing).
+    provenance: Provenance | None = None
+    # Set when a request of the mail was dropped past the budgets of mail to addresses that proved
+    # nothing (gm.mail.budget): its sender then gets no mail at all, not even a notice.
+    silent: bool = False
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
     trusted_masters: frozenset[str] = frozenset()  # addresses that may CREATE a game (the settings')
     public_url: str | None = None  # where the games' web pages are published: results link to them
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether the mail's From address is proved by the mail itself (see gm.mail.provenance)."""
+        return self.provenance is not None and self.provenance.authenticated
 
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""

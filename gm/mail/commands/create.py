@@ -1,6 +1,7 @@
 """CREATE <game> <variant> <password>: make a game and become its GM, with that GM password
-(addresses the judge trusts only). The game is made once the address confirms it with the code
-mailed to it (see gm.mail.confirm): anyone may write a trusted address on the From line."""
+(addresses the judge trusts only). Anyone may write a trusted address on the From line: the game
+is made at once when the mail is authenticated (gm.mail.provenance), else once the address
+confirms it with the code mailed to it (see gm.mail.confirm)."""
 from __future__ import annotations
 
 from gm.games import GAME_NAME_RULE, GameError, add_master, create_game, find_game, game_name
@@ -15,7 +16,8 @@ USAGE = "CREATE <game> <variant> <password>"
 HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; a code comes "
         "to confirm it)")
 TAKES_PASSWORD = True
-NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
+NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
 UNTRUSTED = ("this address may not create games: the judge's operator lists the addresses that may "
              "(trusted_masters)")
 
@@ -30,20 +32,28 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if len(args) != 3:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
+    if confirm.disowned(ctx, shown):
+        return
     name, variant, password = args
+    # What forged CREATEs in its name spent never refuses an authenticated one.
     why = (addresses.refusal(sender, ctx.gm_address) or _refusal(ctx, name, variant)
-           or confirm.create_refusal(ctx.session, sender))
+           or (None if ctx.authenticated else confirm.create_refusal(ctx.session, sender)))
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return
-    password_hash = ctx.new_password_hash(shown, password)
-    if password_hash is None:  # too many new passwords: the line is rejected saying so
-        ctx.sign_on_problems.append(ctx.results[-1].detail)
-        return
     name, variant = game_name(name), canonical_name(variant)
-    confirm.request(ctx, confirm.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
-                    template="confirm_create", values={"game": name, "variant": load_variant(variant).title},
-                    password_hash=password_hash, detail={"name": name, "variant": variant})
+    if ctx.authenticated:  # the mail proved the address: the game is made now
+        password_hash = ctx.new_password_hash(shown, password)
+        if password_hash is None:  # too many new passwords: the line is rejected saying so
+            ctx.sign_on_problems.append(ctx.results[-1].detail)
+            return
+        make(ctx, sender, name, variant, password_hash, shown)
+        return
+    if not confirm.request(ctx, confirm.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
+                           template="confirm_create", values={"game": name, "variant": load_variant(variant).title},
+                           password=password, detail={"name": name, "variant": variant}):
+        ctx.refuse_sign_on(shown, confirm.NOT_NOW)
+        return
     ctx.accept(shown, f"a code to confirm it was mailed to {sender}: game {name} ({variant}) is made, with you as its "
                       f"GM, once the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours; the "
                       "lines after it in that mail are GM commands)")
@@ -70,20 +80,33 @@ def _refusal(ctx: Context, name: str, variant: str) -> str | None:
     return None
 
 
-def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: str | None = None) -> bool:
     """CONFIRM of a CREATE: the game is made, forming, with the address as its GM; the lines after
-    this one are GM commands."""
+    this one are GM commands. The password sealed with the request is hashed now."""
     address, detail = confirmation.address, confirmation.detail or {}
     if address not in ctx.trusted_masters:  # the operator may have taken it off the list meanwhile
         ctx.refuse_sign_on(shown, UNTRUSTED)
         return False
+    password_hash = confirmation.password_hash
+    if password_hash is None:
+        assert password is not None
+        password_hash = ctx.new_password_hash(shown, password)
+        if password_hash is None:
+            ctx.sign_on_problems.append(ctx.results[-1].detail)
+            return False
+    return make(ctx, address, detail["name"], detail["variant"], password_hash, shown)
+
+
+def make(ctx: Context, address: str, name: str, variant: str, password_hash: str, shown: str) -> bool:
+    """Make game `name`, forming, with `address` (proved) as its GM, signed on as it for the lines
+    after this one; False (the line refused) when it cannot be made now."""
     try:
-        game = create_game(ctx.session, detail["name"], detail["variant"], actor=address)
+        game = create_game(ctx.session, name, variant, actor=address)
     except (GameError, VariantError) as e:  # a game of that name was made meanwhile
         ctx.refuse_sign_on(shown, str(e))
         return False
     game.options = {OPTION_KEY: rules_of(None).to_options(), "map_palette": "rulebook"}
-    master = add_master(ctx.session, game, address, confirmation.password_hash, actor=address)
+    master = add_master(ctx.session, game, address, password_hash, actor=address)
     ctx.lookups.forget()
     ctx.sign_on_master(master, game)
     ctx.audit("create", {"variant": game.variant})

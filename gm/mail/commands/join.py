@@ -1,6 +1,6 @@
 """JOIN <game> <power> <password>: take a power in a game that is forming, once the sender's address
-is proven: by the code mailed to it (CONFIRM), or at once by the DKIM signature of a game that
-requires one (see gm.mail.confirm)."""
+is proven: at once when the mail is authenticated (gm.mail.provenance; a game that requires DKIM
+takes no other), else by the code mailed to it (CONFIRM; see gm.mail.confirm)."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -18,8 +18,9 @@ NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
 HELP = "take a power in a game that is forming; the password protects your orders (a code comes to confirm it)"
 TAKES_PASSWORD = True
-NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
+NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
 NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.dkim)
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
 # The game option that lets one address play several powers of a game (off unless the GM sets it).
 SEVERAL_POWERS = "several_powers_per_address"
 
@@ -34,27 +35,31 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if game is None:
         ctx.refuse_sign_on(shown, NO_SUCH_GAME)
         return
+    if confirm.disowned(ctx, shown):
+        return
     power = resolve_power(variant_of(game), " ".join(args[1:-1]))
-    # A game that requires DKIM takes a JOIN only in mail signed by the sender's own domain, which
-    # proves the address; any other JOIN waits for the code mailed to the address.
-    proven = game.require_dkim
-    # Every check that costs no hash comes first: a forged mail costs the judge as little as it can.
+    # Authenticated mail proves the address: the power is taken at once. A game that requires DKIM
+    # takes a JOIN only in mail signed by the sender's own domain.
+    proven = ctx.authenticated or game.require_dkim
+    # Every check that costs nothing comes first; a JOIN that waits for its code costs no hash at all.
     why = (refusal(ctx, game, power, sender) or dkim_refusal(game.name, game.require_dkim, ctx.dkim)
-           or (None if proven else confirm.join_refusal(ctx.session, sender, game)))
+           or (None if proven else confirm.join_refusal(ctx.session, sender)))
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return
     assert power is not None
-    password_hash = ctx.new_password_hash(shown, args[-1])
-    if password_hash is None:  # too many new passwords: the line is rejected saying so
-        ctx.sign_on_problems.append(ctx.results[-1].detail)
-        return
     if proven:
+        password_hash = ctx.new_password_hash(shown, args[-1])
+        if password_hash is None:  # too many new passwords: the line is rejected saying so
+            ctx.sign_on_problems.append(ctx.results[-1].detail)
+            return
         take_power(ctx, game, power, sender, password_hash, shown)
         return
-    confirm.request(ctx, confirm.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
-                    template="confirm_join", values={"game": game.name, "power": power},
-                    game=game, power=power, password_hash=password_hash)
+    if not confirm.request(ctx, confirm.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
+                           template="confirm_join", values={"game": game.name, "power": power},
+                           game=game, power=power, password=args[-1]):
+        ctx.refuse_sign_on(shown, confirm.NOT_NOW)
+        return
     ctx.accept(shown, f"a code to confirm it was mailed to {sender}: you play {power} in {game.name} once the "
                       f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
 
@@ -81,16 +86,24 @@ def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | 
     return None
 
 
-def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
-    """CONFIRM of a JOIN: the power is taken, if it still may be (the first confirmed wins)."""
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: str | None = None) -> bool:
+    """CONFIRM of a JOIN: the power is taken, if it still may be (the first confirmed wins). The
+    password sealed with the request is hashed now, the address having proved itself."""
     name = ctx.session.scalar(select(Game.name).where(Game.id == confirmation.game_id))
     game = ctx.lookups.game(name) if name is not None else None
     why = NO_SUCH_GAME if game is None else refusal(ctx, game, confirmation.power, confirmation.address)
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return False
-    assert game is not None and confirmation.power is not None and confirmation.password_hash is not None
-    take_power(ctx, game, confirmation.power, confirmation.address, confirmation.password_hash, shown)
+    assert game is not None and confirmation.power is not None
+    password_hash = confirmation.password_hash
+    if password_hash is None:
+        assert password is not None
+        password_hash = ctx.new_password_hash(shown, password)
+        if password_hash is None:  # too many new passwords: the line is rejected saying so
+            ctx.sign_on_problems.append(ctx.results[-1].detail)
+            return False
+    take_power(ctx, game, confirmation.power, confirmation.address, password_hash, shown)
     return True
 
 

@@ -1,6 +1,7 @@
-"""OBSERVE <game>: the sender's address follows a game, once it confirms it with the code mailed
-to it (see gm.mail.confirm): the game's results mails and broadcast press, as a reader of no
-power, never a secret. UNOBSERVE stops it."""
+"""OBSERVE <game>: the sender's address follows a game, at once when the mail is authenticated
+(gm.mail.provenance), else once it confirms it with the code mailed to it (see gm.mail.confirm):
+the game's results mails and broadcast press, as a reader of no power, never a secret. UNOBSERVE
+stops it."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -15,6 +16,7 @@ NAME = "OBSERVE"
 USAGE = "OBSERVE <game>"
 HELP = "get a game's results and broadcast press without playing (a code comes to confirm it); UNOBSERVE stops it"
 KIND = "observer"  # the outbox kind of the mails that answer OBSERVE's CONFIRM and UNOBSERVE
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -25,13 +27,24 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if game is None:
         ctx.refuse_sign_on(line, NO_SUCH_GAME)
         return
+    if confirm.disowned(ctx, line):
+        return
     sender = ctx.message.sender
+    if ctx.authenticated:  # the mail proved the address
+        why = refusal(ctx, game, sender)
+        if why is not None:
+            ctx.refuse_sign_on(line, why)
+        else:
+            observe(ctx, game, sender, line)
+        return
     why = refusal(ctx, game, sender) or confirm.observe_refusal(ctx.session, sender)
     if why is not None:
         ctx.refuse_sign_on(line, why)
         return
-    confirm.request(ctx, confirm.OBSERVE, sender, subject=f"gm: confirm OBSERVE {game.name}",
-                    template="confirm_observe", values={"game": game.name}, game=game)
+    if not confirm.request(ctx, confirm.OBSERVE, sender, subject=f"gm: confirm OBSERVE {game.name}",
+                           template="confirm_observe", values={"game": game.name}, game=game):
+        ctx.refuse_sign_on(line, confirm.NOT_NOW)
+        return
     ctx.accept(line, f"a code to confirm it was mailed to {sender}: this address observes {game.name} once the "
                      f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
 
@@ -54,7 +67,7 @@ def refusal(ctx: Context, game: Game, address: str) -> str | None:
     return None
 
 
-def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: str | None = None) -> bool:
     """CONFIRM of an OBSERVE: the address observes the game from now on, if it still may."""
     name = ctx.session.scalar(select(Game.name).where(Game.id == confirmation.game_id))
     game = ctx.lookups.game(name) if name is not None else None
@@ -64,14 +77,19 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
         ctx.refuse_sign_on(shown, why)
         return False
     assert game is not None
+    observe(ctx, game, address, shown)
+    return True
+
+
+def observe(ctx: Context, game: Game, address: str, shown: str) -> None:
+    """`address`, proved, observes `game` from now on; answered by a mail of its own (the address
+    signed on to no power)."""
     ctx.session.add(Observer(game_id=game.id, email=address))
     audit(ctx, game, "observe", address)
     ctx.accept(shown, f"this address observes {game.name}")
-    # Answered by a mail of its own: the address proved itself, but signed on to no power.
     ctx.notify(address, f"gm: you observe {game.name}",
                render_notice("observer", gm_address=ctx.gm_address, game=game.name, variant=variant_of(game).title,
                              observing=True), kind=KIND)
-    return True
 
 
 def audit(ctx: Context, game: Game, action: str, address: str) -> None:

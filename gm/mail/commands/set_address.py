@@ -31,13 +31,14 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.reject(line, why)
         return
     confirm.request(ctx, confirm.ADDRESS, address, subject=f"gm: confirm the address of {player.power} in {game.name}",
-                    template="confirm_address", values={"game": game.name, "power": player.power}, player=player)
+                    template="confirm_address", values={"game": game.name, "power": player.power}, player=player,
+                    vouched=True)  # the player, signed on with their password, answers for it
     ctx.accept(line, f"a code to confirm it was mailed to {address}: mail for {player.power} moves there once "
                      f"the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours); "
                      f"until then it goes to {player.email}")
 
 
-def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: str | None = None) -> bool:
     """CONFIRM of a new address: the player's mail goes there from now on, if they still play."""
     player = ctx.session.get(Player, confirmation.player_id)
     if player is None or player.left_at is not None:

@@ -32,12 +32,13 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     except AddressError as e:
         ctx.reject(line, f"{e}; usage: {USAGE}")
         return
-    why = refusal(ctx, game, address) or confirm.join_refusal(ctx.session, address, game)
+    why = refusal(ctx, game, address) or confirm.join_refusal(ctx.session, address)
     if why is not None:
         ctx.reject(line, why)
         return
     confirm.request(ctx, confirm.JOIN, address, subject=f"gm: confirm you are a GM of {game.name}",
-                    template="confirm_master", values={"game": game.name}, game=game, detail=AS_GM)
+                    template="confirm_master", values={"game": game.name}, game=game, detail=AS_GM,
+                    vouched=True)  # the GM, signed on with their password, answers for it
     ctx.audit("promote", {"master": address})
     ctx.accept(line, f"a code to confirm it was mailed to {address}: that address is a GM of {game.name} once the "
                      f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
@@ -55,7 +56,7 @@ def refusal(ctx: Context, game: Game, address: str) -> str | None:
     return None
 
 
-def confirmed(ctx: Context, confirmation: Confirmation, shown: str) -> bool:
+def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: str | None = None) -> bool:
     """CONFIRM of a PROMOTE: the address is a GM of the game, signed on as one for the lines after
     this one (SET PASSWORD sets its GM password)."""
     name = ctx.session.scalar(select(Game.name).where(Game.id == confirmation.game_id))
