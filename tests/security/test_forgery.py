@@ -364,3 +364,28 @@ def test_a_waiting_request_is_opened_only_with_its_code_and_the_judges_key(formi
             assert confirm.unseal(row, code) is None
         finally:
             judge_key.use(key)
+
+
+def test_a_forgers_slow_dns_costs_a_batch_a_bounded_time(forming: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forged JOINs signed in the names of domains whose DNS answers slowly: the batch stops
+    looking keys up once its time for look-ups is spent, and the rest wait for their codes."""
+    import time
+
+    from gm.mail import ingest as ingest_module
+    from test_master_dkim import crlf, signed
+
+    asked: list[str] = []
+
+    def slow_dns(name: str) -> str | None:
+        asked.append(name)
+        time.sleep(0.2)
+        return None
+
+    monkeypatch.setattr(ingest_module, "VERIFY_SECONDS", 0.5)
+    flood = [Fetched(next(_uids), signed(crlf(mail(f"x@slow{i}.example", f"JOIN g2 {POWERS[i % 7]} pw")),
+                                         f"slow{i}.example")) for i in range(10)]
+    outcomes = ingest_batch(forming.sf, flood, gm_address=JUDGE, dns_lookup=slow_dns, verifier=forming.verifier)
+    assert not any(o.failed for o in outcomes)
+    assert 1 <= len(asked) <= 5  # of ten keys, each at a domain of its own
+    assert players(forming, "g2") == {}
+    assert len(forming.mails(kind="confirm")) == 10  # each waits for its code, as unsigned mail would
