@@ -95,9 +95,10 @@ def _load_settings(args: argparse.Namespace) -> Settings:
     from gm.settings import load_settings
 
     args.settings = load_settings(args.config)
-    # The key the server made (gm.store.judge_key), for the passwords a command hashes; with none
-    # yet, a hash made here is checked in full until its next sign-on rehashes it.
-    if args.settings.secret_key_path.exists():
+    # The judge's secret key (gm.store.judge_key), for the passwords a command hashes: the server's,
+    # or made now where the data folder is. With neither, a hash made here is checked in full until
+    # its next sign-on rehashes it.
+    if args.settings.secret_key_path.exists() or args.settings.data_dir.is_dir():
         from gm.store import judge_key
 
         judge_key.load(args.settings.secret_key_path)

@@ -67,11 +67,10 @@ def use(key: bytes | None) -> None:
 
 def current() -> bytes:
     """The key this process uses: the one loaded, else one made for this process alone (a tool run
-    once; a server always loads its file), with a warning."""
+    once with no data folder; a server always loads its file)."""
     global _key
     if _key is None:
-        log.warning("no secret key loaded: one for this process only (requests waiting for codes will not "
-                    "survive it)")
+        log.debug("no secret key loaded: one for this process only")
         _key = secrets.token_bytes(KEY_BYTES)
     return _key
 
