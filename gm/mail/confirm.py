@@ -271,3 +271,4 @@ def confirm(ctx: Context, written: str, shown: str) -> None:
         ctx.provenance = Provenance(Proof.AUTHENTICATED, "its confirmation code", ctx.dkim)
     if carry_out(ctx, found, shown, password):
         found.confirmed_at = utcnow()
+        found.sealed_password = None  # hashed where it belongs now: nothing of it stays here

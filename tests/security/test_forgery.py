@@ -219,6 +219,9 @@ def test_a_forming_game_fills_with_real_players_under_a_flood_of_forged_joins(
     assert players(forming, "g2") == {**{p: f"{p.lower()}@{REAL}" for p in POWERS[:4]},
                                       **{p: f"{p.lower()}@{OLD_SCHOOL}" for p in POWERS[4:]}}
     assert hasher.hashes == 7  # one a real player: the confirmed ones' once their codes came back
+    with transaction(forming.sf) as s:  # used, the requests keep nothing of the passwords
+        assert all(c.sealed_password is None for c in s.scalars(
+            select(Confirmation).where(Confirmation.address.in_(unsigned))))
     with transaction(forming.sf) as s:
         assert s.scalar(select(Game.status).where(Game.name == "g2")) == GameStatus.ACTIVE
     # Each signs on with the password it chose.
