@@ -25,7 +25,7 @@ import gm.mail.dns
 from gm.heartbeat import Heartbeat
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
-from gm.mail.ingest import IngestOutcome, ingest_batch, registered_addresses
+from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, registered_addresses
 from gm.mail.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
@@ -129,6 +129,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 poll_seconds=settings.poll_seconds,
                 max_size=settings.max_mail_size,
                 registered=functools.partial(registered_addresses, session_factory),
+                awaiting=functools.partial(awaiting_addresses, session_factory),
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             # Bound now, so that a port in use stops the start with a clear word, not a task later.

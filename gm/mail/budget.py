@@ -9,8 +9,9 @@ by what a sender asks:
   Mail to any other address is mail to a possible third party, whose address anyone may have
   written on a From line. It gets fixed texts only, never a line of the mail that caused it, and
   all of it comes out of small hourly budgets that no proven address ever needs: at most
-  UNPROVEN_PER_HOUR such mails an hour from the whole judge, UNPROVEN_PER_DOMAIN to the addresses
-  of one domain, UNPROVEN_PER_GAME codes for one game's JOINs and OBSERVEs, and per address
+  UNPROVEN_PER_HOUR such mails an hour from the whole judge (of them UNPROVEN_CODES_PER_HOUR codes
+  and the rest notices, so that junk's notices never spend newcomers' codes), UNPROVEN_PER_DOMAIN
+  to the addresses of one domain, UNPROVEN_PER_GAME codes for one game's JOINs and OBSERVEs, and per address
   STRANGER_NOTICES_PER_HOUR notices and CONFIRMATIONS_PER_HOUR codes. Past a budget nothing is sent
   at all, not a code, not a notice: whatever arrives, the judge mails third parties at most
   UNPROVEN_PER_HOUR messages an hour. (A code a player or a GM asks for a new address, signed on
@@ -40,7 +41,11 @@ WINDOW = timedelta(hours=1)
 MAX_LINES = 500  # lines of a mail read: more than any order mail needs; the rest are counted
 STRANGER_NOTICES_PER_HOUR = 3
 CONFIRMATIONS_PER_HOUR = 3
-UNPROVEN_PER_HOUR = 60  # mails to addresses that proved nothing, from the whole judge
+UNPROVEN_PER_HOUR = 60  # mails to addresses that proved nothing, from the whole judge: the sum of its two shares
+# Its shares: the codes that let a newcomer prove an address, and the notices (how to play, why a
+# sign-on failed), so that a flood of junk, each mail of which earns a notice, never spends the codes.
+UNPROVEN_CODES_PER_HOUR = 45
+UNPROVEN_NOTICES_PER_HOUR = UNPROVEN_PER_HOUR - UNPROVEN_CODES_PER_HOUR
 # Of them, to the addresses of one domain: a flood forging one domain's addresses spends its own share.
 UNPROVEN_PER_DOMAIN = 20
 # Of them, codes for one game's requests: three times the most powers a game has, and more than one
@@ -67,15 +72,18 @@ def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
     return REGISTERED_NOTICES_PER_HOUR if registered else STRANGER_NOTICES_PER_HOUR
 
 
-def unproven_refusal(sent: list[tuple[str, int | None]], to: str, game_id: int | None) -> str | None:
-    """Which budget of mail to addresses that proved nothing a mail to `to` (about game `game_id`)
-    would exceed, given `sent`, the (address, game) of each such mail of the last hour; None when
-    it may go. The words are for the log."""
+def unproven_refusal(sent: list[tuple[str, int | None, bool]], to: str, game_id: int | None, code: bool) -> str | None:
+    """Which budget of mail to addresses that proved nothing a mail to `to` (a `code`, or a notice;
+    about game `game_id`) would exceed, given `sent`, the (address, game, whether a code) of each
+    such mail of the last hour; None when it may go. The words are for the log."""
     if len(sent) >= UNPROVEN_PER_HOUR:
         return f"the judge's {UNPROVEN_PER_HOUR} an hour"
+    share, name = (UNPROVEN_CODES_PER_HOUR, "codes") if code else (UNPROVEN_NOTICES_PER_HOUR, "notices")
+    if sum(1 for _, _, was_code in sent if was_code == code) >= share:
+        return f"the judge's {share} {name} an hour"
     domain = to.rpartition("@")[2]
-    if sum(1 for address, _ in sent if address.rpartition("@")[2] == domain) >= UNPROVEN_PER_DOMAIN:
+    if sum(1 for address, _, _ in sent if address.rpartition("@")[2] == domain) >= UNPROVEN_PER_DOMAIN:
         return f"{UNPROVEN_PER_DOMAIN} an hour to one domain"
-    if game_id is not None and sum(1 for _, game in sent if game == game_id) >= UNPROVEN_PER_GAME:
+    if game_id is not None and sum(1 for _, game, _ in sent if game == game_id) >= UNPROVEN_PER_GAME:
         return f"{UNPROVEN_PER_GAME} an hour for one game"
     return None

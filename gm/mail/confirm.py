@@ -181,7 +181,7 @@ def request(
     game_id = game.id if game is not None else None
     unproven = not (ctx.lookups.proven(address) or (address == ctx.message.sender and ctx.authenticated))
     if unproven and not vouched:
-        why = budget.unproven_refusal(ctx.lookups.unproven_sent(), address, game_id)
+        why = budget.unproven_refusal(ctx.lookups.unproven_sent(), address, game_id, code=True)
         if why is None and ctx.lookups.replies_sent(address, "confirm") >= budget.CONFIRMATIONS_PER_HOUR:
             why = f"{budget.CONFIRMATIONS_PER_HOUR} codes an hour to one address"
         if why is not None:

@@ -15,6 +15,8 @@ Players first: given `registered` (which addresses are a player's or a GM's now)
 reads each unseen mail's From line with its size, and takes one small batch a round: the mail of
 registered addresses if there is any (PLAYERS_BATCH), else the others' (STRANGERS_BATCH), each
 address's mail in turn with the others' (one mail of each sender, then the second of each, ...).
+Of the others, the addresses the judge mailed a confirmation code to (`awaiting`: a few dozen an
+hour at most, gm.mail.budget) come first: a newcomer's CONFIRM does not wait behind a flood.
 Between rounds it searches again, so that a player's mail that arrives behind a flood of
 strangers' mail waits for one small batch, not for the flood. A From line proves nothing, so this
 decides only what is read first: every mail is read in the end, and nothing else depends on it.
@@ -150,6 +152,7 @@ class InboxWatcher:
         retry: Backoff = RETRY_BACKOFF,
         ssl_context: ssl.SSLContext | None = None,
         registered: Callable[[], set[str]] | None = None,
+        awaiting: Callable[[], set[str]] | None = None,
     ) -> None:
         self.server = server
         self.ingest = ingest
@@ -166,6 +169,8 @@ class InboxWatcher:
         self._failed: dict[tuple[int, int], tuple[int, float]] = {}
         # The addresses of players and GMs now (see the module's docstring); None: mail in UID order.
         self.registered = registered
+        # The addresses a confirmation code was mailed to and not yet used: read before other strangers.
+        self.awaiting = awaiting
         # What is known of each unseen mail: (uidvalidity, uid) -> (size, sender as its From line says).
         self._known: dict[tuple[int, int], tuple[int, str]] = {}
         # What the watcher is doing, for logs and health checks: 'connecting', 'working', 'idle'
@@ -377,11 +382,14 @@ class _Session:
             return None, uids
         try:
             registered = await asyncio.to_thread(self.w.registered)
+            awaiting = await asyncio.to_thread(self.w.awaiting) if self.w.awaiting is not None else set()
         except Exception as e:  # the database is away: ingest will say so; read in UID order
             log.warning("who is registered: %s: %s", type(e).__name__, e)
             return None, uids
+        others = [uid for uid in uids if known[uid][1] not in registered]
         return (_in_turn([uid for uid in uids if known[uid][1] in registered], known),
-                _in_turn([uid for uid in uids if known[uid][1] not in registered], known))
+                _in_turn([uid for uid in others if known[uid][1] in awaiting], known)
+                + _in_turn([uid for uid in others if known[uid][1] not in awaiting], known))
 
     async def _sizes(self, client: aioimaplib.IMAP4, uidvalidity: int, uids: list[int]) -> dict[int, tuple[int, str]]:
         """UID -> (size in bytes, sender), for those of `uids` still in the mailbox; the sender

@@ -44,6 +44,7 @@ from gm.mail.redact import passwords_in, redact
 from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
+    Confirmation,
     Game,
     GameStatus,
     InboundMail,
@@ -196,6 +197,14 @@ def registered_addresses(session_factory: sessionmaker[Session]) -> set[str]:
     with transaction(session_factory) as session:
         return set(session.scalars(select(Player.email).where(Player.left_at.is_(None)).union(
             select(Master.email).where(Master.left_at.is_(None)))))
+
+
+def awaiting_addresses(session_factory: sessionmaker[Session]) -> set[str]:
+    """The addresses a confirmation code was mailed to and not yet used: the inbox watcher reads
+    their mail before other strangers' (few: codes are budgeted, gm.mail.budget)."""
+    with transaction(session_factory) as session:
+        return set(session.scalars(select(Confirmation.address).where(
+            Confirmation.confirmed_at.is_(None), Confirmation.expires_at > utcnow()).distinct()))
 
 
 def _read_lines(mail: Fetched, message: InboundMessage, max_size: int) -> bool:
@@ -455,7 +464,8 @@ class _Batch:
                             "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
                     else:
                         continue
-                if unproven and budget.unproven_refusal(lookups.unproven_sent(), out.to, out.game_id) is not None:
+                if unproven and budget.unproven_refusal(lookups.unproven_sent(), out.to, out.game_id,
+                                                        code=False) is not None:
                     continue  # past the budgets of mail to addresses that proved nothing: none at all
                 lookups.reply_queued(out.to, out.kind, unproven=unproven, game_id=out.game_id)
             replies.append(self._row(out, outcome, in_reply_to, unproven))

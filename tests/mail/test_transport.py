@@ -205,6 +205,22 @@ async def test_a_backlog_is_read_players_first_and_each_sender_in_turn(
     assert len(ingest.calls) == 486  # each offered once
 
 
+async def test_a_newcomers_confirm_is_read_before_the_strangers_flood(
+    dovecot: Dovecot, player_mail: PlayerMail, read_mailbox: ReadMailbox, wait_until: WaitUntil
+) -> None:
+    """An address the judge mailed a code to (`awaiting`) is read after the players, before the
+    other strangers: a newcomer's CONFIRM does not wait for the end of a flood."""
+    flood = [player_mail(f"JOIN g2 France x{i}\n", sender=f"bot{i}@evil.example") for i in range(200)]
+    confirm = player_mail("CONFIRM ABCDE-FGHJK\n", sender="newcomer@example.org")
+    player = player_mail("A Par-Bur\n", sender="p0@example.org")
+    await asyncio.to_thread(_deliver_many, dovecot, [m.as_bytes() for m in [*flood, confirm, player]], 1)
+    ingest = FakeIngest()
+    async with running(watcher(dovecot, ingest, registered=lambda: {"p0@example.org"},
+                               awaiting=lambda: {"newcomer@example.org"})):
+        await wait_until(lambda: len(ingest.processed) == 202, timeout=60, state=lambda: len(ingest.processed))
+    assert ingest.processed[:2] == [str(player["Message-ID"]), str(confirm["Message-ID"])]
+
+
 async def unseen(dovecot: Dovecot) -> bool:
     """True when no mail in the GM's mailbox is unseen (one SEARCH: the mailbox may be large)."""
     account = dovecot.account()

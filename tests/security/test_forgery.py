@@ -392,3 +392,13 @@ def test_a_forgers_slow_dns_costs_a_batch_a_bounded_time(forming: Desk, monkeypa
     assert 1 <= len(asked) <= 5  # of ten keys, each at a domain of its own
     assert players(forming, "g2") == {}
     assert len(forming.mails(kind="confirm")) == 10  # each waits for its code, as unsigned mail would
+
+
+def test_a_flood_of_junk_spends_the_notices_never_the_newcomers_codes(forming: Desk) -> None:
+    """Each stranger's mail earns a notice while notices last; the codes are a share of their own."""
+    junk = [Fetched(next(_uids), mail(f"j{i}@junk{i % 50}.example", "buy now")) for i in range(200)]
+    take_in(forming, junk, batch=100)
+    notices = [m for m in forming.mails() if m.to_addr.startswith("j")]
+    assert len(notices) == budget.UNPROVEN_NOTICES_PER_HOUR
+    take_in(forming, [Fetched(next(_uids), mail(f"newcomer@{OLD_SCHOOL}", "JOIN g2 France pw"))])
+    assert forming.mails(to=f"newcomer@{OLD_SCHOOL}", kind="confirm")

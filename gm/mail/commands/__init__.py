@@ -67,9 +67,9 @@ class Lookups:
         self._replies: dict[str, dict[str, int]] = {}  # address -> kind -> mails queued in the last hour
         self._registered: set[str] = set()  # of the addresses in _replies, those of a player or a GM
         self._observers: set[str] = set()  # of the addresses in _replies, those observing a game
-        # (address, game id) of each mail to an address that proved nothing, of the last hour and
-        # this transaction (see gm.mail.budget): a few dozen rows at most
-        self._unproven: list[tuple[str, int | None]] | None = None
+        # (address, game id, whether a code) of each mail to an address that proved nothing, of the
+        # last hour and this transaction (see gm.mail.budget): a few dozen rows at most
+        self._unproven: list[tuple[str, int | None, bool]] | None = None
         # Games whose orders (or WAIT) the transaction changed: the scheduler is to see whether
         # their phase may end early (see orders.write_orders, which marks them at once).
         self.orders_changed: set[int] = set()
@@ -166,12 +166,12 @@ class Lookups:
         """Whether `address` proved itself once: a player's, a GM's or an observer's now."""
         return self.registered(address) or address in self._observers
 
-    def unproven_sent(self) -> list[tuple[str, int | None]]:
-        """(address, game id) of each mail queued in the last hour to an address that proved
-        nothing, those of this transaction included (see gm.mail.budget.unproven_refusal)."""
+    def unproven_sent(self) -> list[tuple[str, int | None, bool]]:
+        """(address, game id, whether a code) of each mail queued in the last hour to an address
+        that proved nothing, those of this transaction included (see gm.mail.budget.unproven_refusal)."""
         if self._unproven is None:
-            self._unproven = [(to, game) for to, game in self.session.execute(
-                select(OutboundMail.to_addr, OutboundMail.game_id).where(
+            self._unproven = [(to, game, kind == "confirm") for to, game, kind in self.session.execute(
+                select(OutboundMail.to_addr, OutboundMail.game_id, OutboundMail.kind).where(
                     OutboundMail.unproven.is_(True), OutboundMail.created_at >= utcnow() - WINDOW))]
         return self._unproven
 
@@ -179,7 +179,7 @@ class Lookups:
         counts = self._replies.setdefault(to, {})
         counts[kind] = counts.get(kind, 0) + 1
         if unproven:
-            self.unproven_sent().append((to, game_id))
+            self.unproven_sent().append((to, game_id, kind == "confirm"))
 
     def forget(self) -> None:
         """After a change to games, phases or players that this cache did not make itself (a game
