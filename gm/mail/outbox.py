@@ -40,6 +40,7 @@ from typing import Any
 
 import aiosmtplib
 from sqlalchemy import bindparam, case, exists, func, select, tuple_, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from gm.mail import mail_log
@@ -519,8 +520,19 @@ class OutboxSender:
         return [mail.drawn(self.drawn_maps) for mail in mails], due
 
     def _mark_sent(self, sent: list[tuple[int, datetime]]) -> None:
-        with transaction(self.session_factory) as session:
-            session.connection().execute(_MARK_SENT, [{"row_id": row_id, "accepted_at": at} for row_id, at in sent])
+        """Mark rows sent, in the order of their ids (as every sender does, so that two never wait
+        for each other's rows), again should PostgreSQL still end one as a deadlock's victim (its
+        claim's bulk update takes rows in another order): a mark lost sends a mail twice."""
+        values = [{"row_id": row_id, "accepted_at": at} for row_id, at in sorted(sent)]
+        for attempt in range(MARK_ATTEMPTS):
+            try:
+                with transaction(self.session_factory) as session:
+                    session.connection().execute(_MARK_SENT, values)
+                return
+            except DBAPIError as e:
+                if getattr(e.orig, "sqlstate", None) != DEADLOCK or attempt + 1 == MARK_ATTEMPTS:
+                    raise
+                log.info("marking %d outbox rows sent met a deadlock: again", len(values))
 
     def _mark_failed(self, mail_id: int, error: str, permanent: bool) -> None:
         now = datetime.now(UTC)
@@ -533,6 +545,9 @@ class OutboxSender:
             else:
                 row.next_attempt_at = now + timedelta(seconds=self.backoff.delay(row.attempts))
 
+
+MARK_ATTEMPTS = 3
+DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for a transaction ended to break a deadlock
 
 _MARK_SENT = (
     update(OutboundMail.__table__)

@@ -1,12 +1,16 @@
 """A deadline's results through the outbox: senders sharing a database take each results mail's
-readers together (its maps drawn once), and a map is encoded once for every mail that carries it."""
+readers together (its maps drawn once), a map is encoded once for every mail that carries it, and
+a mark of rows sent outlives a deadlock."""
 from __future__ import annotations
 
 import base64
 import email
 import email.policy
+import threading
+import time
 from datetime import UTC, datetime
 
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
@@ -74,3 +78,35 @@ def test_every_reader_of_a_results_mail_gets_the_map_whole() -> None:
         assert msg.get_body(("html",)).get_content().startswith("<p>--=_ looks like a boundary</p>")
     boundaries = {email.message_from_bytes(raw).get_boundary() for raw in sent}
     assert len(boundaries) == 3  # each mail its own
+
+
+def test_marking_rows_sent_survives_being_a_deadlocks_victim(session_factory: sessionmaker[Session]) -> None:
+    """PostgreSQL ends one of two transactions that wait for each other's rows: marking rows sent
+    is done again then, so that no mail is sent twice for a lost mark."""
+    at = datetime.now(UTC)
+    _results(session_factory, "locked", 2, at)
+    with transaction(session_factory) as session:
+        first, second = session.scalars(select(OutboundMail.id).order_by(OutboundMail.id)).all()
+    sender = _sender(session_factory)
+    other = session_factory()
+    try:
+        other.execute(update(OutboundMail).where(OutboundMail.id == second).values(last_error="held"))  # holds `second`
+        marking = threading.Thread(target=sender._mark_sent, args=([(second, at), (first, at)],))
+        if session_factory.kw["bind"].dialect.name == "postgresql":
+            marking.start()  # takes `first`, then waits for `second`
+            time.sleep(0.3)
+            # Waits for `first` in turn: a deadlock, which PostgreSQL breaks by ending one of the two.
+            try:
+                other.execute(update(OutboundMail).where(OutboundMail.id == first).values(last_error="held"))
+                other.commit()
+            except Exception:
+                other.rollback()
+        else:  # SQLite has no row locks: one writer at a time, and no deadlock to break
+            other.commit()
+            marking.start()
+        marking.join(30)
+        assert not marking.is_alive()
+    finally:
+        other.close()
+    with transaction(session_factory) as session:
+        assert all(row.sent_at is not None for row in session.scalars(select(OutboundMail)))
