@@ -474,7 +474,10 @@ class OutboxSender:
             if held:
                 # Rows still queued here or being sent keep their lease: another server sharing
                 # the database must not take them while they wait their turn. Not a row whose
-                # attempt has just failed (its attempts went up): it keeps its back-off.
+                # attempt has just failed (its attempts went up): it keeps its back-off. Locked in
+                # the order of their ids first, as _mark_sent takes them: the two never deadlock.
+                session.execute(select(OutboundMail.id).where(OutboundMail.id.in_(sorted(held)))
+                                .order_by(OutboundMail.id).with_for_update())
                 session.execute(
                     update(OutboundMail)
                     .where(tuple_(OutboundMail.id, OutboundMail.attempts).in_(sorted(held.items())), *waiting)
@@ -520,9 +523,9 @@ class OutboxSender:
         return [mail.drawn(self.drawn_maps) for mail in mails], due
 
     def _mark_sent(self, sent: list[tuple[int, datetime]]) -> None:
-        """Mark rows sent, in the order of their ids (as every sender does, so that two never wait
-        for each other's rows), again should PostgreSQL still end one as a deadlock's victim (its
-        claim's bulk update takes rows in another order): a mark lost sends a mail twice."""
+        """Mark rows sent, in the order of their ids (as every sender does, and as a claim renews
+        its leases, so that two never wait for each other's rows), and again should PostgreSQL
+        still end the marking as a deadlock's victim: a mark lost sends a mail twice."""
         values = [{"row_id": row_id, "accepted_at": at} for row_id, at in sorted(sent)]
         for attempt in range(MARK_ATTEMPTS):
             try:
