@@ -53,7 +53,7 @@ from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 from gm.variants import load_variant
-from gm.web import paths
+from gm.view import paths
 from gm.web.pages import game_pages
 from gm.web.publish import Publisher
 from gm.web.writer import Written, keep_maps

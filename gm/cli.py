@@ -404,7 +404,7 @@ def _game_audit(args: argparse.Namespace) -> int:
 
 def _game_pages(args: argparse.Namespace) -> int:
     """`gm game pages NAME --out DIR`: the game's web pages, and the index, written into DIR."""
-    from gm.web import paths
+    from gm.view import paths
     from gm.web.pages import game_pages
     from gm.web.writer import index_entries, kept_pages, write_index, write_pages
 

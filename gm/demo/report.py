@@ -25,7 +25,7 @@ from gm.engine.variant import Variant
 from gm.mail.outbox import Outgoing, build_message
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, InboundMail, OrderRecord, OutboundMail, Player, SecretAllocation
-from gm.web import paths
+from gm.view import paths
 from gm.web.writer import write_all
 
 END_KINDS = ("results", "announcement")  # the mail that ends a game: its last results, or the draw's announcement

@@ -31,7 +31,7 @@ from sqlalchemy import ColumnElement, func, select
 
 from gm.mail import budget
 from gm.mail.budget import WINDOW
-from gm.mail.provenance import Proof, Provenance
+from gm.mail.provenance import Proof
 from gm.mail.reply import render_notice
 from gm.store import judge_key
 from gm.store.models import Confirmation, Game, GameStatus, utcnow
@@ -39,11 +39,12 @@ from gm.store.models import Confirmation, Game, GameStatus, utcnow
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from gm.mail.commands import Context
+    from gm.mail.commands.context import Context
     from gm.store.models import Player
 
 log = logging.getLogger(__name__)
 JOIN, ADDRESS, CREATE, OBSERVE = "join", "address", "create", "observe"  # the kinds of change that wait for a code
+MASTER = "master"  # a PROMOTE's, stored as a JOIN (see kind_of)
 
 LIFETIME_HOURS = 24
 LIFETIME = timedelta(hours=LIFETIME_HOURS)
@@ -238,37 +239,7 @@ def pending(session: Session, code: str) -> Confirmation | None:
         Confirmation.expires_at > utcnow()))
 
 
-def confirm(ctx: Context, written: str, shown: str) -> None:
-    """CONFIRM `written` (a code as a player typed it), the line shown as `shown`: carry out what
-    waits for the code, and mark it used. One a mail, so that one mail is one guess. Refused as a
-    failed sign-on: a sender who signed on to nothing is told why."""
-    if ctx.confirmations:
-        ctx.refuse_sign_on(shown, ONE_A_MAIL)
-        return
-    ctx.confirmations += 1
-    code = read_code(written)
-    found = pending(ctx.session, code) if code is not None else None
-    if found is None:
-        ctx.refuse_sign_on(shown, NO_SUCH_CODE)
-        return
-    if (found.detail or {}).get("as") == "GM":  # PROMOTE: a JOIN of the game as one of its GMs
-        from gm.mail.commands.master import promote
-
-        if promote.confirmed(ctx, found, shown):
-            found.confirmed_at = utcnow()
-        return
-    assert code is not None
-    password = unseal(found, code)
-    if found.sealed_password is not None and password is None:
-        ctx.refuse_sign_on(shown, SEALED_UNDER_ANOTHER_KEY)
-        return
-    # Each kind is carried out by its own command, which asks for it.
-    from gm.mail.commands import create, join, observe, set_address
-
-    carry_out = {JOIN: join.confirmed, ADDRESS: set_address.confirmed, CREATE: create.confirmed,
-                 OBSERVE: observe.confirmed}[found.kind]
-    if found.address == ctx.message.sender and not ctx.authenticated:  # the code proves the sender
-        ctx.provenance = Provenance(Proof.AUTHENTICATED, "its confirmation code", ctx.dkim)
-    if carry_out(ctx, found, shown, password):
-        found.confirmed_at = utcnow()
-        found.sealed_password = None  # hashed where it belongs now: nothing of it stays here
+def kind_of(confirmation: Confirmation) -> str:
+    """What `confirmation` waits to carry out: its kind, or MASTER for a PROMOTE (stored as a JOIN
+    of the game as one of its GMs). The command that carries it out says so (CONFIRMS)."""
+    return MASTER if (confirmation.detail or {}).get("as") == "GM" else confirmation.kind

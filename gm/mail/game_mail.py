@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
 from sqlalchemy import insert
@@ -38,20 +37,17 @@ from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
-from gm.mail.press import describe as describe_press, press_kind
+from gm.view.press import describe as describe_press
+from gm.view.press import press_kind
 from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
-from gm.web.paths import phase_url
+from gm.view.results import deadline_text, order_entry, phase_words, season_year, section
+from gm.view.paths import phase_url
 
 log = logging.getLogger(__name__)
 
 _INSERT_OUTBOX = insert(OutboundMail.__table__)
-
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
-
 
 def map_palette(game: Game) -> str:
     return str((game.options or {}).get("map_palette", "rulebook"))
@@ -97,7 +93,7 @@ def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool
     final_state = (row.results_json or {}).get(FINAL_KEY) if final else None
     if final_state is not None:
         scene = position_scene(variant, state_from_json(final_state), game.name)
-        return dataclasses.replace(scene, title=f"{game.name}: the end ({_season_year(row.label)})",
+        return dataclasses.replace(scene, title=f"{game.name}: the end ({season_year(row.label)})",
                                    subtitle="final position")
     if results and row.results_json:
         return results_scene(variant, position(row), row.results_json, game.name)
@@ -122,30 +118,6 @@ def thread_id(game: Game, gm_address: str) -> str:
 # --- words -----------------------------------------------------------------------------------------
 
 
-def deadline_text(moment: datetime | str | None, zone: str) -> str:
-    """'Friday 27 November 2026, 20:00 (Europe/London)': in the game's time zone, named, in
-    English whatever the server's locale."""
-    if moment is None:
-        return "none"
-    if isinstance(moment, str):
-        moment = datetime.fromisoformat(moment)
-    local = moment.astimezone(ZoneInfo(zone))
-    return (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year}, "
-            f"{local:%H:%M} ({zone})")
-
-
-def _season_year(label: str) -> str:
-    """'Spring 1901, Movement' -> 'Spring 1901'."""
-    return label.partition(",")[0]
-
-
-def phase_words(label: str) -> str:
-    """What the subject calls a phase's results: 'Spring 1901 results', 'Fall 1901 retreats',
-    'Winter 1901 adjustments'."""
-    when, _, kind = label.partition(", ")
-    return f"{when} " + {"Retreat": "retreats", "Adjustment": "adjustments"}.get(kind, "results")
-
-
 def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
     """'[game] Spring 1901 results'; for several phases at once, the first with the others after:
     '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'; results that
@@ -157,102 +129,7 @@ def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
     return f"[{game.name}] {correction}{first}" + (f" (and {', '.join(rest)})" if rest else "")
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 # --- the results of a phase ------------------------------------------------------------------------
-
-
-def _is_minor(variant: Variant, power: str) -> bool:
-    known = variant.powers.get(power)
-    return known is not None and known.minor
-
-
-def _entry(e: dict[str, Any]) -> dict[str, Any]:
-    return {"power": e["power"], "order": e["order"], "result": e["result"],
-            "reason": e.get("reason") or "", "default": bool(e.get("default")),
-            "by_gm": bool(e.get("entered_by_gm"))}
-
-
-def _owners(variant: Variant, before: GameState, report: dict[str, Any]) -> dict[str, list[str]]:
-    """Power -> the names of the centres it owns after the phase: the position the phase was
-    played from, with the report's changes made."""
-    owner = dict(before.supply_centres)
-    for change in report.get("centre_changes", []):
-        if change["to"] is None:
-            owner.pop(change["centre"], None)
-        else:
-            owner[change["centre"]] = change["to"]
-    out: dict[str, list[str]] = {}
-    for centre, power in owner.items():
-        out.setdefault(power, []).append(variant.map.name(centre))
-    return {p: sorted(names) for p, names in out.items()}
-
-
-def public_results(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None
-                   ) -> dict[str, Any]:
-    """What every reader of the results mail is shown of one phase (a reader of no power: no
-    secret allocation); the game's web pages (gm.web) show the same."""
-    return _section(game, variant, public_view(report, None), before, None)
-
-
-def _section(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None,
-             map_cid: str | None) -> dict[str, Any]:
-    """What the templates show of one report to every reader: the public results. Each reader's
-    own secret allocations go in its `secret_block` slot (see _Results)."""
-    zone = rules_of(game.options).timezone
-    by_power: dict[str, list[dict[str, Any]]] = {}
-    for e in report.get("orders", []):
-        by_power.setdefault(e["power"], []).append(_entry(e))
-    # the powers as they stood when the phase was played (a promotion makes a minor power major)
-    majors = variant.rules.major_powers(variant, before) if before is not None else variant.great_powers
-    great = [p for p in majors if p in by_power] + sorted(
-        p for p in by_power if p not in majors and p not in variant.powers)  # powers the game made
-    minor = sorted(p for p in by_power if p not in great)
-    owners = _owners(variant, before, report) if before is not None else {}
-    centres = report.get("centres", {})
-    nxt = report.get("next")
-    adjustments = report.get("adjustments") or {}
-    return {
-        "phase": report["phase"],
-        "skipped": bool(report.get("skipped")),
-        "correction": bool(report.get("correction")),
-        "orders": [(p, by_power[p]) for p in great],
-        "minor_orders": [(p, by_power[p]) for p in minor],
-        "dislodged": [
-            {"power": d["power"], "unit": d["unit"],
-             "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
-            for d in report.get("dislodged", [])
-        ],
-        "disbanded": report.get("disbanded", []),
-        "changes": [
-            {"name": c.get("name") or variant.map.name(c["centre"]), "from": c["from"], "to": c["to"]}
-            for c in report.get("centre_changes", [])
-        ],
-        "centres": [
-            {"power": p, "count": centres[p], "owned": owners.get(p, [])}
-            for p in sorted(centres, key=lambda p: (-centres[p], p))
-        ],
-        "control": [
-            {"minor": c["minor"], "controller": c["controller"],
-             "changed": c["controller"] != c["was"], "was": c["was"]}
-            for c in report.get("control", [])
-        ],
-        "notes": report.get("notes", []),
-        "adjust_phase": nxt["phase"] if nxt else "",
-        "adjustments": [
-            {"power": p, "owed": _count(n, "build") if n > 0 else _count(-n, "removal")}
-            for p, n in sorted(adjustments.items()) if n
-        ],
-        "late": report.get("late", []),
-        "civil_disorder": report.get("civil_disorder", []),
-        "returned": report.get("returned", []),
-        "next": {"phase": nxt["phase"], "deadline": deadline_text(nxt["deadline"], zone)} if nxt else None,
-        "ended": report.get("ended"),
-        "winner": report.get("winner"),
-        "map_cid": map_cid,
-    }
 
 
 _READER = "\x00reader\x00"  # slots in the shared render; no report can hold a NUL
@@ -273,7 +150,7 @@ class _Results:
                  position_cid: str | None = None, summary: str = "",
                  page_links: Sequence[tuple[str, str]] = ()) -> None:
         self.reports = reports
-        sections = [_section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
+        sections = [section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
                                   "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
@@ -296,7 +173,7 @@ class _Results:
             text, html = text.replace(_READER, name), html.replace(_READER, str(escape(name)))
         for i, report in enumerate(self.reports):
             seen = report.get("secret", []) if gm else public_view(report, viewer)["secret"]
-            secret = sorted((_entry(e) for e in seen), key=lambda e: (e["power"], e["order"]))
+            secret = sorted((order_entry(e) for e in seen), key=lambda e: (e["power"], e["order"]))
             slot = _secret_slot(i)
             if secret:
                 text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=gm))
@@ -386,12 +263,12 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
 
     cids: list[str | None] = []
     for report, row in zip(reports, phases, strict=True):
-        name = _season_year(report["phase"]).lower().replace(" ", "-")
+        name = season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
         cids.append(attach(row, "results", f"{name}-{kind}"))
     position_cid = None
     if now is not None:
-        position_cid = attach(now, "position", f"{_season_year(now.label).lower().replace(' ', '-')}-position")
+        position_cid = attach(now, "position", f"{season_year(now.label).lower().replace(' ', '-')}-position")
     elif reports and reports[-1].get(FINAL_KEY) is not None:  # the game ended: the position it ended in
         position_cid = attach(phases[-1], "final", "final-position")
     return cids, position_cid, attachments
@@ -567,7 +444,7 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
                        owed=owed, units=current is not None and (current.state.phase.kind is PhaseKind.MOVEMENT
                                                                  or current.state.phase.kind in RETREATS),
                        deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
-        subject = f"[{game.name}] Reminder: {player.power}, orders due for {_season_year(label) or 'this phase'}"
+        subject = f"[{game.name}] Reminder: {player.power}, orders due for {season_year(label) or 'this phase'}"
         rows.append(_row(game, thread, domain, player.email, subject, "reminder", now, text))
     return rows
 
@@ -639,7 +516,7 @@ def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: 
         return 0
     text = render("deadline_moved.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=current.row.label,
                   deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
-    subject = f"[{game.name}] {headline}: {_season_year(current.row.label)}"
+    subject = f"[{game.name}] {headline}: {season_year(current.row.label)}"
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
     return _queue_text(session, game, readers, subject, "deadline", text, gm_address=gm_address, now=now)
 
@@ -779,7 +656,7 @@ def queue_correction(session: Session, game: Game, changes: Sequence[str], withd
     readers += [(a, None, True, map_palette(game)) for a in masters(session, game)]
     maps = {palette: _maps(game, variant, [], [], current.row, domain, palette)
             for palette in sorted({palette for *_, palette in readers})}
-    subject = f"[{game.name}] GM correction: the position in {_season_year(label)}"
+    subject = f"[{game.name}] GM correction: the position in {season_year(label)}"
     rows = []
     for to, power, gm, palette in readers:
         _, map_cid, attachments = maps[palette]

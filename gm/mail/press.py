@@ -20,13 +20,11 @@ from sqlalchemy import select
 
 from gm.games import major_powers, masters, observers, variant_of
 from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
-from gm.mail.commands import Block, Context
+from gm.mail.commands.context import Block, Context
 from gm.mail.reply import PRESS_HEADING, render
 from gm.store.models import AuditEntry, Game, GameStatus, utcnow
+from gm.view.press import KINDS, OPTION, describe, press_kind  # noqa: F401 - the commands' names for them
 
-OPTION = "press"
-KINDS = ("white", "grey", "none")
-DEFAULT = "white"
 MAX_LINES = 100  # lines of one press
 MAX_CHARS = 10_000  # characters of one press
 CLOSING = ("ENDPRESS", "END PRESS")
@@ -35,24 +33,9 @@ NAME_WORDS = 4  # words in a power's name at most ('Great Britain': two)
 GM_WORDS = ("GM", "MASTER", "M")  # PRESS TO GM: to the game's GMs only
 
 
-def press_kind(game: Game) -> str:
-    """The game's press: 'white', 'grey' or 'none'."""
-    kind = (game.options or {}).get(OPTION, DEFAULT)
-    return kind if kind in KINDS else DEFAULT
-
-
 def set_press_kind(game: Game, kind: str) -> None:
     assert kind in KINDS
     game.options = {**(game.options or {}), OPTION: kind}  # a new dict: the JSON column sees the change
-
-
-def describe(kind: str) -> str:
-    """The press kind as the players are told it."""
-    return {
-        "white": "white: press is signed with the sender's power",
-        "grey": "grey: press may be sent unsigned (PRESS TO <power> GREY, BROADCAST GREY) or signed",
-        "none": "none: players send no press (the GM still may)",
-    }[kind]
 
 
 @dataclass

@@ -4,12 +4,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from gm.mail.commands import LineResult
+from gm.mail.commands.context import LineResult
 from gm.mail.message import ACK_MARKER
+from gm.view.templates import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING, templates_dir  # noqa: F401 - and for mail
 
 
 @dataclass
@@ -30,12 +30,9 @@ class PowerStatus:
     ended: str | None = None  # how the game ended, once it is over: then nothing else is shown
 
 
-# The first line of every mail the judge sends says what it is. Only an answer to the reader's own
-# mail is headed as an acknowledgement; a pasted copy of any heading ends a player's text (see
-# gm.mail.message, which knows them by their form: '=== gm <word> ===').
-RESULTS_HEADING = "=== gm results ==="
-NOTICE_HEADING = "=== gm notice ==="
-PRESS_HEADING = "=== gm press ==="
+# The first line of every mail the judge sends says what it is (gm.view.templates). Only an answer
+# to the reader's own mail is headed as an acknowledgement; a pasted copy of any heading ends a
+# player's text (see gm.mail.message, which knows them by their form: '=== gm <word> ===').
 # The notices that answer the reader's own mail (a code for the JOIN, CREATE or OBSERVE it sent, ...).
 _ANSWERS = frozenset({"stranger", "failed", "paused", "confirm_join", "confirm_create", "confirm_observe", "observer"})
 
@@ -49,15 +46,6 @@ def without_heading(text: str) -> str:
     """`text` without the judge's heading it starts with (to quote it inside another mail)."""
     heading = heading_of(text)
     return text[len(heading):].lstrip("\n") if heading else text
-
-
-_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-
-
-def templates_dir() -> Path:
-    """templates/ of the project, or the folder GM_TEMPLATES names."""
-    folder = os.environ.get("GM_TEMPLATES")
-    return Path(folder) if folder else _TEMPLATES
 
 
 @cache

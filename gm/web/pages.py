@@ -27,13 +27,13 @@ from gm.games import active_players, current_phase, major_powers, variant_of
 from gm.lifecycle.house_rules import HouseRules, rules_of
 from gm.lifecycle.phases import FINAL_KEY
 from gm.lifecycle.report import public_view
-from gm.mail.game_mail import deadline_text, public_results
-from gm.mail.press import describe as describe_press
-from gm.mail.press import press_kind
-from gm.mail.reply import PRESS_HEADING, templates_dir
+from gm.view.press import describe as describe_press
+from gm.view.press import press_kind
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail
-from gm.web import paths
+from gm.view import paths
+from gm.view.results import deadline_text, public_results
+from gm.view.templates import PRESS_HEADING, templates_dir
 
 _EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/en/press.txt.j2)
 _PRESS_END = "\n\n-- end of press --"

@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session
 from gm.engine.variant import Variant
 from gm.maps.art import has_art
 from gm.maps.render import PALETTES, power_colours, position_scene, render, results_scene
-from gm.mail.reply import templates_dir
 from gm.store.models import Game
 from gm.variants import load_variant
-from gm.web import paths
+from gm.view import paths
+from gm.view.templates import templates_dir
 from gm.web.pages import GamePages, MapSource, game_pages, index_entry
 
 STYLE = "style.css"

@@ -1,5 +1,11 @@
-"""gm.engine's modules import one another without a circle: each imports alone, and the graph of
-every import they write (at the top, in a function, under TYPE_CHECKING) has no cycle."""
+"""gm's modules import one another without a circle, and its packages in layers: each imports only
+what lies below it, or beside it in its own package. The graph is of every import the modules
+write (at the top, in a function, under TYPE_CHECKING); the engine's modules each import alone.
+
+The layers, from the bottom (LAYERS): the engine; the variants; the store; the games and the
+settings; the game's life; the view of a game and the maps; the two channels, mail and pages,
+siblings that never import each other; what runs them (the scheduler, the server, the demo);
+the command line."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +16,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINE = ROOT / "gm" / "engine"
+GM = ROOT / "gm"
+
+# Bottom first. A module may import from its own layer only within its own package.
+LAYERS = (
+    ("gm",),  # the version
+    ("gm.engine",),  # pure adjudication: knows no variant
+    ("gm.variants", "gm.randomgame"),
+    ("gm.store", "gm.casefile"),
+    ("gm.games", "gm.settings", "gm.logs"),
+    ("gm.lifecycle", "gm.heartbeat"),  # a game's life, pure of mail
+    ("gm.view", "gm.maps", "gm.status"),  # what a reader may see; the pictures
+    ("gm.mail", "gm.web"),  # the channels: siblings
+    ("gm.scheduler", "gm.failures"),
+    ("gm.server", "gm.demo"),
+    ("gm.cli",),
+    ("gm.__main__",),  # python -m gm
+)
 
 
 def _module(path: Path) -> str:
@@ -18,22 +40,37 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_module(p): p for p in sorted(ENGINE.rglob("*.py"))}
+MODULES = {_module(p): p for p in sorted(GM.rglob("*.py"))}
 
 
 def _imports(path: Path) -> set[str]:
-    """The gm.engine modules `path` imports, wherever the import statement stands."""
+    """The gm modules `path` imports, wherever the import statement stands ('from gm.x import y'
+    is gm.x.y when that is a module, else gm.x)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # 'from gm.engine import multiple'
-    return {name for name in found if name in MODULES and MODULES[name].name != "__init__.py"}
+            found.update(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
+                         for alias in node.names)
+    out = set()
+    for name in found:
+        while name and name not in MODULES:
+            name = name.rpartition(".")[0]
+        if name.startswith("gm"):
+            out.add(name)
+    return out
 
 
 GRAPH = {name: _imports(path) - {name} for name, path in MODULES.items()}
+
+
+def _package(name: str) -> str:
+    """The top-level part of gm a module belongs to: 'gm.mail.ingest' -> 'gm.mail'."""
+    return ".".join(name.split(".")[:2])
+
+
+LAYER_OF = {package: i for i, layer in enumerate(LAYERS) for package in layer}
 
 
 def _cycle() -> list[str]:
@@ -59,25 +96,55 @@ def _cycle() -> list[str]:
     return []
 
 
+def _against_the_layers() -> list[str]:
+    """Each import that reaches up a layer, or across to another package of its own layer."""
+    wrong = []
+    for name, imported in GRAPH.items():
+        here = _package(name)
+        for other in imported:
+            there = _package(other)
+            if there == here:
+                continue
+            if LAYER_OF[there] > LAYER_OF[here] or (LAYER_OF[there] == LAYER_OF[here] and there != "gm"):
+                wrong.append(f"{name} imports {other}")
+    return sorted(wrong)
+
+
 def test_the_graph_is_read() -> None:
     assert "gm.engine.multiple" in GRAPH["gm.engine.movement"]
     assert "gm.engine.resolve" in GRAPH["gm.engine.multiple"]
     assert "gm.engine.notation.reader" in GRAPH["gm.engine.notation.parser"]
+    assert "gm.mail.commands.context" in GRAPH["gm.mail.press"]
+    assert "gm.view.results" in GRAPH["gm.web.pages"]
+
+
+def test_every_package_has_its_layer() -> None:
+    assert {_package(name) for name in MODULES} == set(LAYER_OF)
 
 
 def test_no_import_cycle() -> None:
     assert _cycle() == [], " -> ".join(_cycle())
 
 
-def test_a_cycle_would_be_found() -> None:
+def test_every_import_points_down_the_layers() -> None:
+    assert _against_the_layers() == []
+
+
+def test_a_cycle_or_an_import_up_would_be_found() -> None:
     GRAPH["gm.engine.variant"].add("gm.engine.rules")
+    GRAPH["gm.web.pages"].add("gm.mail.game_mail")  # the channels are siblings
+    GRAPH["gm.engine.model"].add("gm.variants")
     try:
         assert _cycle()
+        assert _against_the_layers() == ["gm.engine.model imports gm.variants",
+                                         "gm.web.pages imports gm.mail.game_mail"]
     finally:
         GRAPH["gm.engine.variant"].discard("gm.engine.rules")
+        GRAPH["gm.web.pages"].discard("gm.mail.game_mail")
+        GRAPH["gm.engine.model"].discard("gm.variants")
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_each_module_imports_alone(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if name.startswith("gm.engine")))
+def test_each_engine_module_imports_alone(name: str) -> None:
     proc = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr

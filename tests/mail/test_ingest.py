@@ -732,12 +732,12 @@ def test_a_game_name_with_a_look_alike_letter_names_no_game(judge: Judge) -> Non
 
 
 def test_a_joins_password_is_hashed_before_the_transaction(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gm.mail import commands
+    from gm.mail.commands import context
 
     def no_hashing_here(password: str) -> str:
         raise AssertionError("a password was hashed inside the transaction")
 
-    monkeypatch.setattr(commands, "hash_password", no_hashing_here)
+    monkeypatch.setattr(context, "hash_password", no_hashing_here)
     with transaction(judge.sf) as s:
         create_game(s, "g1", "standard")
     assert "you play France in g1" in judge.join("me@x.example", "g1", "France", "pw1")

@@ -28,7 +28,7 @@ from gm.lifecycle.timing import set_options
 from gm.lifecycle.house_rules import OPTION_KEY
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
-from gm.web import paths
+from gm.view import paths
 from gm.web.publish import Publisher, http_server
 from gm.web.writer import write_all
 from played import BROADCAST, GAME, MASTER, PRIVATE_PRESS, PUBLIC_URL, Browser, play

@@ -16,7 +16,7 @@ from gm.lifecycle.house_rules import OPTION_KEY
 from gm.lifecycle.timing import set_options
 from gm.settings import SettingsError, load_settings
 from gm.store.db import transaction
-from gm.web import paths
+from gm.view import paths
 from gm.web.publish import http_server, keep_pages, serve_pages
 from played import BROADCAST, GAME, play
 

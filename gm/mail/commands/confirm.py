@@ -1,9 +1,15 @@
-"""CONFIRM <code>: carry out the JOIN, SET ADDRESS or CREATE that waits for the code the judge mailed
-to its address (see gm.mail.confirm)."""
+"""CONFIRM <code>: carry out the JOIN, SET ADDRESS, CREATE, OBSERVE or PROMOTE that waits for the
+code the judge mailed to its address (see gm.mail.confirm). Each is carried out by the command that
+asked for it: the one whose CONFIRMS names its kind, found in the registries, so that the
+confirmations below the commands never import them."""
 from __future__ import annotations
 
+from types import ModuleType
+
 from gm.mail import confirm
-from gm.mail.commands import Context, masked
+from gm.mail.commands import Context, masked, master_registry, registry
+from gm.mail.provenance import Proof, Provenance
+from gm.store.models import utcnow
 
 NAME = "CONFIRM"
 USAGE = "CONFIRM <code>"
@@ -12,8 +18,35 @@ TAKES_PASSWORD = True  # the code is as secret as a password until it is used: n
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
+    """One a mail, so that one mail is one guess. Refused as a failed sign-on: a sender who signed
+    on to nothing is told why."""
     shown = masked(line)
     if not args:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
-    confirm.confirm(ctx, "".join(args), shown)
+    if ctx.confirmations:
+        ctx.refuse_sign_on(shown, confirm.ONE_A_MAIL)
+        return
+    ctx.confirmations += 1
+    code = confirm.read_code("".join(args))
+    found = confirm.pending(ctx.session, code) if code is not None else None
+    if found is None or code is None:
+        ctx.refuse_sign_on(shown, confirm.NO_SUCH_CODE)
+        return
+    password = confirm.unseal(found, code)
+    if found.sealed_password is not None and password is None:
+        ctx.refuse_sign_on(shown, confirm.SEALED_UNDER_ANOTHER_KEY)
+        return
+    kind = confirm.kind_of(found)
+    if kind != confirm.MASTER and found.address == ctx.message.sender and not ctx.authenticated:
+        # The code proves the sender (a co-GM's is another's request: it signs on as GM alone).
+        ctx.provenance = Provenance(Proof.AUTHENTICATED, "its confirmation code", ctx.dkim)
+    if _carrying_out()[kind].confirmed(ctx, found, shown, password):
+        found.confirmed_at = utcnow()
+        found.sealed_password = None  # hashed where it belongs now: nothing of it stays here
+
+
+def _carrying_out() -> dict[str, ModuleType]:
+    """Kind of confirmation -> the command module that carries it out (its CONFIRMS)."""
+    modules = [*registry().values(), *master_registry().values()]
+    return {module.CONFIRMS: module for module in modules if hasattr(module, "CONFIRMS")}

@@ -13,6 +13,7 @@ from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
 
 NAME = "CREATE"
 USAGE = "CREATE <game> <variant> <password>"
+CONFIRMS = confirm.CREATE  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; a code comes "
         "to confirm it)")
 TAKES_PASSWORD = True

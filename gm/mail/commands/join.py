@@ -16,6 +16,7 @@ from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
+CONFIRMS = confirm.JOIN  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = "take a power in a game that is forming; the password protects your orders (a code comes to confirm it)"
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)

@@ -12,9 +12,10 @@ from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation
 from gm.engine.multiple import parts_stand_together
 from gm.engine.orders import SECRET_ORDERS, Allocation, Build, Disband, Order, Permit, Retreat, Waive
 from gm.engine.parse import order_texts, parse_order
-from gm.games import CurrentPhase, OnFile, add_on_file, variant_of
+from gm.games import CurrentPhase, GameError, OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
+from gm.lifecycle.players import undo_civil_disorder
 from gm.mail.commands import (
     MASTERS_ONLY,
     Context,
@@ -25,11 +26,11 @@ from gm.mail.commands import (
     masked,
     password_in,
 )
-from gm.mail.game_mail import deadline_text
+from gm.mail.game_mail import deadline_text, queue_announcement
 from gm.mail.reply_text import no_order_meant
 from gm.mail.unknown_command import order_words, unknown_command, unknown_word
 from gm.mail.written import CLOCK_SKEW, Written, before, written
-from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation, utcnow
+from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation, utcnow
 
 NAME = "<order>"
 
@@ -226,8 +227,6 @@ def store(ctx: Context, phase_id: int, order: Order, line: str) -> None:
     else:
         player, entered_by = ctx.player, None
         if player is not None and player.civil_disorder:  # back, as after UNCD
-            from gm.mail.commands.master.uncd import ordered_again
-
             ordered_again(ctx, player)
     row = {
         "game_id": ctx.game.id,
@@ -316,3 +315,23 @@ def _write_rows(session: Session, lookups: Lookups) -> None:
     for table, new in rows.items():
         connection.execute(_INSERT[table], new)
     lookups.pending_orders.clear()
+
+
+def ordered_again(ctx: Context, player: Player) -> None:
+    """`player`'s power was in civil disorder and they just gave a valid order: it is out of it, as
+    after UNCD (unless the variant's civil disorder is for good), every player and the GM are told,
+    and the player's answer says so."""
+    game, power = ctx.game, player.power
+    assert game is not None and power is not None
+    if ctx.block is not None and ctx.block.ACTS_FOR_A_POWER:  # the GM acting as the power (BECOME): not its player
+        return
+    try:
+        undo_civil_disorder(ctx.session, game, power)
+    except GameError:  # for good, by the variant's rules: its orders take no effect anyway
+        return
+    queue_announcement(ctx.session, game, f"{power} out of civil disorder",
+                       f"{power}'s player has ordered again: {power} is out of civil disorder, and the game waits "
+                       "for its orders as for everyone's.", gm_address=ctx.gm_address, now=utcnow())
+    ctx.audit("back from civil disorder", {"power": power})
+    ctx.add_section("Civil disorder", f"{power} was in civil disorder: with your orders it is out of it, and the "
+                                      "game waits for your orders again, as for everyone's.")

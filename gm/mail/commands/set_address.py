@@ -11,6 +11,7 @@ from gm.store.models import Confirmation, Game, Player
 
 NAME = "SET ADDRESS"
 USAGE = "SET ADDRESS <mail address>"
+CONFIRMS = confirm.ADDRESS  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = "change the address results are sent to (after SIGNON; a code comes to the new address to confirm it)"
 
 

@@ -3,7 +3,6 @@ gm.mail.commands). Each is recorded in the game's audit log with the mail it cam
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import ModuleType
 
 from sqlalchemy.orm import Session
 
@@ -15,20 +14,6 @@ from gm.mail.game_mail import deadline_text, one_notice_each
 from gm.mail.message import InboundMessage
 from gm.store.models import Game, Master, OutboundMail
 from gm.store.passwords import PasswordVerifier
-
-
-# The order HELP lists the GM's commands in (gm.mail.commands.command_modules); by topic.
-HELP_ORDER = (
-    "SET DEADLINE", "EXTEND", "SET GRACE", "SET NMR", "PAUSE", "RESUME",  # the clock
-    "PROCESS", "PREVIEW", "ROLLBACK", "ROLLFORWARD",  # adjudication
-    "ORDER", "DP",  # orders on a power's behalf
-    "SET UNIT", "REMOVE UNIT", "SET OWNER", "SET HOME", "SET PHASE", "SET CENTRE", "SET CONTROL",  # the position
-    "REISSUE",
-    "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD", "BECOME",  # players
-    "PROMOTE", "DEMOTE",  # the GMs
-    "START", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
-    "AUDIT",
-)
 
 
 OPERATOR = "operator (command line)"  # who acts, in the audit log, for `gm game master` on the server

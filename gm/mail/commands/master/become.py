@@ -59,6 +59,7 @@ class AsPower(Block):
     master: Master
     player: Player
     inner: Block | None = None  # a block opened as the power (PRESS ... ENDPRESS)
+    ACTS_FOR_A_POWER = True
 
     def take(self, ctx: Context, line: str) -> bool:
         before = len(ctx.results)

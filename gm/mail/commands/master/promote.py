@@ -15,6 +15,7 @@ from gm.store.models import Confirmation, Game, GameStatus
 NAME = "PROMOTE"
 ALIASES = ("ADD MASTER",)
 USAGE = "PROMOTE <address>   (also ADD MASTER <address>)"
+CONFIRMS = confirm.MASTER  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = "make an address a co-GM of the game, once it confirms with the code mailed to it (DEMOTE undoes it)"
 # A GM's confirmation is a JOIN of the game as its GM: the detail says so (see gm.mail.confirm).
 AS_GM = {"as": "GM"}

@@ -1,5 +1,6 @@
 """Where each page of the games' web pages lives in their folder (and under the public address):
-one place, read by the page writer and by the results mail that links to a phase's page."""
+one place, below both channels, read by the page writer and by the results mail that links to a
+phase's page."""
 from __future__ import annotations
 
 import re
