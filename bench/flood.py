@@ -94,7 +94,7 @@ STALL_S = 120  # the judge takes no mail in for this long: it is stuck, the run 
 SPLIT = {
     "Argon2 hashes of new passwords": ("gm/store/passwords.py", "hash_password"),
     "  before the transaction (_prehash)": ("gm/mail/ingest.py", "_prehash"),
-    "  in the transaction (JOIN, CONFIRM)": ("gm/mail/commands/__init__.py", "new_password_hash"),
+    "  in the transaction (JOIN, CONFIRM)": ("gm/mail/commands/context.py", "new_password_hash"),
     "password checks (SIGNON)": ("gm/mail/auth.py", "check_password"),
     "  of them, Argon2": ("argon2/_password_hasher.py", "verify"),
     "PRESS lines (press.start)": ("gm/mail/press.py", "start"),
