@@ -14,8 +14,8 @@ from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
 NAME = "CREATE"
 USAGE = "CREATE <game> <variant> <password>"
 CONFIRMS = confirm.CREATE  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; a code comes "
-        "to confirm it)")
+HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; at once in "
+        "DKIM-signed mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
 PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)

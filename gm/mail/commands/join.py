@@ -17,7 +17,8 @@ from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
 CONFIRMS = confirm.JOIN  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = "take a power in a game that is forming; the password protects your orders (a code comes to confirm it)"
+HELP = ("take a power in a game that is forming; the password protects your orders (at once in DKIM-signed "
+        "mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
 NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.dkim)

@@ -15,7 +15,8 @@ from gm.store.models import AuditEntry, Confirmation, Game, GameStatus, Observer
 NAME = "OBSERVE"
 USAGE = "OBSERVE <game>"
 CONFIRMS = confirm.OBSERVE  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = "get a game's results and broadcast press without playing (a code comes to confirm it); UNOBSERVE stops it"
+HELP = ("get a game's results and broadcast press without playing (at once in DKIM-signed mail, else once you "
+        "answer the code mailed to you); UNOBSERVE stops it")
 KIND = "observer"  # the outbox kind of the mails that answer OBSERVE's CONFIRM and UNOBSERVE
 PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
 
