@@ -54,6 +54,7 @@ UNPROVEN_PER_GAME = 30
 REGISTERED_NOTICES_PER_HOUR = 10
 REPLIES_PER_HOUR = 60  # acknowledgements to one registered address an hour, by default (a setting)
 PAUSED_PER_HOUR = 1  # notices that acknowledgements are paused
+FLOODED_PER_HOUR = 1  # notices to a game's GM that requests to join it went unanswered past the budgets
 PRESS_PER_MAIL = 10
 PRESS_PER_HOUR = 30
 PRESS_TO_ADDRESS_PER_HOUR = 300  # a last bound: each sender's budget keeps far below it
@@ -69,6 +70,8 @@ def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
         return CONFIRMATIONS_PER_HOUR
     if kind == "paused":
         return PAUSED_PER_HOUR
+    if kind == "flooded":
+        return FLOODED_PER_HOUR
     return REGISTERED_NOTICES_PER_HOUR if registered else STRANGER_NOTICES_PER_HOUR
 
 

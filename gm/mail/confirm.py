@@ -29,6 +29,7 @@ from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 from sqlalchemy import ColumnElement, func, select
 
+from gm.games import masters
 from gm.mail import budget
 from gm.mail.budget import WINDOW
 from gm.mail.provenance import Proof
@@ -188,6 +189,10 @@ def request(
         if why is not None:
             log.info("a %s code to an address that proved nothing was not sent: past %s", kind.upper(), why)
             ctx.silent = True
+            if game is not None and kind in (JOIN, OBSERVE):  # the GM hears of it, once an hour
+                for gm in masters(ctx.session, game):
+                    ctx.notify(gm, f"[{game.name}] Requests to {kind.lower()} it went unanswered",
+                               render_notice("flooded", game=game.name, what=kind.lower()), kind="flooded")
             return False
     code = new_code()
     now = utcnow()

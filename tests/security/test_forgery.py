@@ -25,7 +25,7 @@ import pytest
 from sqlalchemy import select
 
 import gm.mail.dns
-from desk import JUDGE, Desk, address, mail
+from desk import JUDGE, MASTER, Desk, address, mail
 from dnsserver import Zone, publish_dkim, publish_dmarc, publish_spf, sign
 from gm.mail import budget, confirm
 from gm.mail.embedded import EmbeddedMail, embedded_mail
@@ -244,6 +244,9 @@ def test_a_signed_join_is_taken_when_forged_ones_have_spent_every_budget(
     take_in(forming, flood, batch=100)
     assert len([m for m in forming.mails() if m.unproven]) <= budget.UNPROVEN_PER_GAME
     assert hasher.hashes == 0
+    # The game's GM hears of it, once an hour however long the flood.
+    (told,) = forming.mails(to=MASTER, kind="flooded")
+    assert "Requests to join it went unanswered" in told.subject and "signed with DKIM" in told.body_text
     before = forming.last_mail_id()
     late = Fetched(next(_uids), mail(f"late@{OLD_SCHOOL}", "JOIN g2 France pw"))
     take_in(forming, [late])
