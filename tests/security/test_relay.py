@@ -20,7 +20,7 @@ from pathlib import Path
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from desk import JUDGE, Desk, address, confirmation_code, mail, new_game
+from desk import JUDGE, MASTER, Desk, address, confirmation_code, mail, new_game
 from gm.mail.budget import UNPROVEN_PER_GAME
 from gm.mail.confirm import NO_SUCH_CODE, PENDING_PER_ADDRESS, code_in_subject
 from gm.mail.embedded import mailbox_name
@@ -152,7 +152,8 @@ def test_the_codes_an_address_a_game_or_a_player_can_cause_are_bounded(desk: Des
     assert len(forming.mails(kind="confirm")) == UNPROVEN_PER_GAME
     before = forming.last_mail_id()
     forming.send(FORGER, "JOIN g2 Turkey pw")
-    assert forming.mails(since=before) == []
+    # Nothing to the forger's address; the game's GM is told, once an hour.
+    assert [(m.to_addr, m.kind) for m in forming.mails(since=before)] == [(MASTER, "flooded")]
     with transaction(forming.sf) as s:
         assert s.scalar(select(Confirmation).where(Confirmation.address == FORGER)) is None
     # A player may send codes to new addresses a few times an hour.
