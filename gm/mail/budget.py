@@ -72,6 +72,8 @@ def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
         return PAUSED_PER_HOUR
     if kind == "flooded":
         return FLOODED_PER_HOUR
+    if kind == "answer":  # a notice to the authenticated sender of the mail it answers
+        return REGISTERED_NOTICES_PER_HOUR
     return REGISTERED_NOTICES_PER_HOUR if registered else STRANGER_NOTICES_PER_HOUR
 
 

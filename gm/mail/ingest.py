@@ -103,7 +103,7 @@ class Outgoing:
     to: str
     subject: str
     text: str
-    kind: str  # 'ack', 'notice', 'press', 'confirm' (see gm.mail.budget)
+    kind: str  # 'ack', 'notice', 'answer', 'press', 'confirm', ... (see gm.mail.budget)
     attachments: list[dict[str, str]] | None = None  # see gm.mail.outbox.build_message
     game_id: int | None = None  # the game a code is for (gm.mail.budget counts them by game)
     unproven: bool | None = None  # a code: whether its address proved nothing (settled when it was made)
@@ -454,6 +454,10 @@ class _Batch:
         for out in outgoing:
             if not out.to or out.to == self.gm_address.lower():
                 continue
+            if out.kind == "notice" and out.to == sender and authenticated:
+                # An answer to the authenticated sender's own mail: a budget of its own, which what
+                # forgers sent in that address's name never spends.
+                out = replace(out, kind="answer")
             if out.kind == "confirm":  # its budgets were settled when the code was made (confirm.request)
                 unproven = bool(out.unproven)
             else:

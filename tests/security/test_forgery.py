@@ -405,3 +405,13 @@ def test_a_flood_of_junk_spends_the_notices_never_the_newcomers_codes(forming: D
     assert len(notices) == budget.UNPROVEN_NOTICES_PER_HOUR
     take_in(forming, [Fetched(next(_uids), mail(f"newcomer@{OLD_SCHOOL}", "JOIN g2 France pw"))])
     assert forming.mails(to=f"newcomer@{OLD_SCHOOL}", kind="confirm")
+
+
+def test_an_authenticated_strangers_answer_is_never_spent_by_mail_forged_in_its_name(desk: Desk, mx: Receiver) -> None:
+    victim = f"newcomer@{REAL}"
+    forged = [Fetched(next(_uids), mail(victim, "HELP")) for _ in range(6)]
+    take_in(desk, forged)
+    assert len(desk.mails(to=victim)) == budget.STRANGER_NOTICES_PER_HOUR  # the forged ones' share
+    (out,) = take_in(desk, mx.deliver([mx.signed(victim, "HELP")]))
+    (answer,) = [m for m in desk.mails(to=victim) if m.inbound_id == out.inbound_id]
+    assert answer.kind == "answer" and not answer.unproven and "HELP" in answer.body_text
