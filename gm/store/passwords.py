@@ -118,7 +118,11 @@ class PasswordVerifier:
             return True
         if not check_password(password_hash, password):
             return False
+        self.remember(password_hash, password)
+        return True
+
+    def remember(self, password_hash: str, password: str) -> None:
+        """`password_hash` was made from `password` (just now, by a rehash): known from now on."""
         self._known[self._tag(password_hash, password)] = None
         if len(self._known) > self._capacity:
             self._known.popitem(last=False)
-        return True

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from sqlalchemy import func, select
 
 from desk import JUDGE, MASTER, Desk, address, mail
@@ -149,3 +151,27 @@ def test_a_hash_stored_before_the_quick_check_is_made_again_at_its_owners_sign_o
     assert not needs_rehash(france) and not needs_rehash(master)
     assert not quick_refusal(france, "pw") and sum(quick_refusal(france, f"guess {i}") for i in range(200)) > 150
     assert "accepted  A Par - Pic" in desk.player("France", "A Par - Pic")  # the right password still works
+
+
+def test_after_a_rehash_the_next_sign_on_costs_no_slow_check(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hash made again at a sign-on (an older release's, or one under another key) is known to
+    the process at once: the player's next mail is checked without Argon2."""
+    from argon2 import PasswordHasher
+
+    from gm.store import passwords
+    from gm.store.models import Player
+
+    with transaction(desk.sf) as s:
+        s.execute(Player.__table__.update().where(Player.power == "France").values(
+            password_hash=PasswordHasher().hash("pw")))
+    assert "accepted  A Par - Bur" in desk.player("France", "A Par - Bur")  # rehashed here
+    verified: list[str] = []
+    real = passwords.check_password
+
+    def counting(stored: str, password: str) -> bool:
+        verified.append(stored)
+        return real(stored, password)
+
+    monkeypatch.setattr(passwords, "check_password", counting)
+    assert "accepted  A Par - Gas" in desk.player("France", "A Par - Gas")
+    assert verified == []

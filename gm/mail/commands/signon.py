@@ -61,18 +61,20 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         _refused(ctx, shown, f"{power} in {game.name}", owner, f"wrong password for {power} in {game.name}")
         return
     ctx.sign_on(player, game)
-    _rehash(player, password)
+    _rehash(ctx, player, password)
     _signed_on(ctx, shown, f"{power} in {game.name}", owner, f"signed on as {power} in {game.name}")
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
     if warning:
         ctx.private_sections.append((player.email, "Warning", warning))
 
 
-def _rehash(holder: Player | Master, password: str) -> None:
-    """A hash made with weaker parameters than today's, or stored before its quick check, is made
-    again from the right password while it is at hand: once, at the holder's first sign-on."""
+def _rehash(ctx: Context, holder: Player | Master, password: str) -> None:
+    """A hash made with weaker parameters than today's, or stored before its quick check (under
+    the judge's key), is made again from the right password while it is at hand: once, at the
+    holder's first sign-on; the process knows the new one, so the next sign-on costs no slow check."""
     if holder.password_hash and needs_rehash(holder.password_hash):
         holder.password_hash = hash_password(password)
+        ctx.verifier.remember(holder.password_hash, password)
 
 
 def _refused(ctx: Context, shown: str, target: str, owner: str | None, why: str) -> None:
@@ -125,7 +127,7 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
         _refused(ctx, shown, target, own if masters else None, f"wrong password for the GM in {game.name}")
         return
     ctx.sign_on_master(masters[found], game)
-    _rehash(masters[found], password)
+    _rehash(ctx, masters[found], password)
     _signed_on(ctx, shown, target, masters[found].email, f"signed on as GM of {game.name}")
 
 
