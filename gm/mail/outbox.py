@@ -46,7 +46,6 @@ from sqlalchemy.orm import Session, aliased, sessionmaker
 from gm.mail import mail_log
 from gm.mail.inbox import Backoff
 from gm.mail.maps_left_out import without_missing_maps
-from gm.maps.store import MapStore
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
@@ -315,13 +314,9 @@ class OutboxSender:
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
         # The maps drawn last (gm.mail.game_mail.draw_attachments), kept for the rows that name them
-        # too: every reader of a results mail, every address of an acknowledgement with a MAP; and
-        # the database's, which every channel shares (gm.maps.store). Only _claim uses it, one call
-        # at a time.
-        from gm.mail.game_mail import DrawnMaps  # the results mail's module
-
-        self.drawn_maps = DrawnMaps()
-        self.drawn_maps.store = MapStore(session_factory)
+        # too: every reader of a results mail, every address of an acknowledgement with a MAP. Only
+        # _claim uses it, one call at a time.
+        self.drawn_maps: dict[Any, str | None] = {}
 
     async def run(self) -> None:
         """Send due mail until cancelled."""
