@@ -218,6 +218,16 @@ def disowned(ctx: Context, shown: str) -> bool:
     return True
 
 
+def password_hash(ctx: Context, confirmation: Confirmation, shown: str, password: str | None) -> str | None:
+    """The hash of the new password a confirmed request set: the one stored with it (a request of
+    an older release), else its sealed `password`, opened by the code, hashed now; None (the line
+    refused as a failed sign-on) when the mail or the sender has set too many."""
+    if confirmation.password_hash is not None:
+        return confirmation.password_hash
+    assert password is not None
+    return ctx.new_password_hash(shown, password, sign_on=True)
+
+
 def seal(password: str, code: str) -> str:
     """`password` encrypted under a key made from `code` and the judge's secret: neither the
     database alone nor the code alone opens it."""

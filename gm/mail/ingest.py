@@ -569,7 +569,7 @@ class _Answer:
             return []
         ctx = Context(session=session, message=message, record_mail=self.record_mail, verifier=batch.verifier,
                       lookups=lookups, gm_address=batch.gm_address, prehashed=self.prehashed,
-                      trusted_masters=batch.trusted_masters, dkim=self.proof.dkim, provenance=self.proof,
+                      trusted_masters=batch.trusted_masters, provenance=self.proof,
                       public_url=batch.public_url)
         lines = self.lines
         code = confirm.code_in_subject(message.subject)

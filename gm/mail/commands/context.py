@@ -267,11 +267,8 @@ class Context:
     # Hashes of the new passwords of this mail, made before its transaction began: a memory-hard
     # hash inside it would hold the database that long.
     prehashed: dict[str, str] = field(default_factory=dict)
-    # What the mail's DKIM signatures say of its From address (see gm.mail.dkim), found before its
-    # transaction for mail that signs on; None: not looked at (no SIGNON, or no mail at all).
-    dkim: Verdict | None = None
-    # What proves the mail's From address, or shows it forged (see gm.mail.provenance); None: no
-    # proof was looked for (no mail at all, or a mail that asks for nothing).
+    # What proves the mail's From address, or shows it forged, and what its DKIM signatures say of
+    # it (see gm.mail.provenance), found before its transaction; None: no mail at all.
     provenance: Provenance | None = None
     # Set when a request of the mail was dropped past the budgets of mail to addresses that proved
     # nothing (gm.mail.budget): its sender then gets no mail at all, not even a notice.
@@ -279,6 +276,12 @@ class Context:
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
     trusted_masters: frozenset[str] = frozenset()  # addresses that may CREATE a game (the settings')
     public_url: str | None = None  # where the games' web pages are published: results link to them
+
+    @property
+    def dkim(self) -> Verdict | None:
+        """What the mail's DKIM signatures say of its From address (see gm.mail.dkim), for mail
+        that signs on; None: not looked at."""
+        return self.provenance.dkim if self.provenance is not None else None
 
     @property
     def authenticated(self) -> bool:
@@ -344,12 +347,12 @@ class Context:
             return False
         return True
 
-    def new_password_hash(self, shown: str, password: str) -> str | None:
-        """The hash to store for a new password; None (the line rejected) when the mail or the
-        sender has set too many."""
+    def new_password_hash(self, shown: str, password: str, *, sign_on: bool = False) -> str | None:
+        """The hash to store for a new password; None (the line rejected, as a failed sign-on when
+        `sign_on`: a JOIN's, a CREATE's) when the mail or the sender has set too many."""
         why = new_password_refused(self.session, self.message.sender, self.new_passwords)
         if why is not None:
-            self.reject(shown, why)
+            (self.refuse_sign_on if sign_on else self.reject)(shown, why)
             return None
         self.new_passwords += 1
         return self.prehashed.get(password) or hash_password(password)

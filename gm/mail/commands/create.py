@@ -44,9 +44,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     name, variant = game_name(name), canonical_name(variant)
     if ctx.authenticated:  # the mail proved the address: the game is made now
-        password_hash = ctx.new_password_hash(shown, password)
+        password_hash = ctx.new_password_hash(shown, password, sign_on=True)
         if password_hash is None:  # too many new passwords: the line is rejected saying so
-            ctx.sign_on_problems.append(ctx.results[-1].detail)
             return
         make(ctx, sender, name, variant, password_hash, shown)
         return
@@ -88,13 +87,9 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     if address not in ctx.trusted_masters:  # the operator may have taken it off the list meanwhile
         ctx.refuse_sign_on(shown, UNTRUSTED)
         return False
-    password_hash = confirmation.password_hash
-    if password_hash is None:
-        assert password is not None
-        password_hash = ctx.new_password_hash(shown, password)
-        if password_hash is None:
-            ctx.sign_on_problems.append(ctx.results[-1].detail)
-            return False
+    password_hash = confirm.password_hash(ctx, confirmation, shown, password)
+    if password_hash is None:  # too many new passwords: the line is rejected saying so
+        return False
     return make(ctx, address, detail["name"], detail["variant"], password_hash, shown)
 
 

@@ -51,9 +51,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     assert power is not None
     if proven:
-        password_hash = ctx.new_password_hash(shown, args[-1])
+        password_hash = ctx.new_password_hash(shown, args[-1], sign_on=True)
         if password_hash is None:  # too many new passwords: the line is rejected saying so
-            ctx.sign_on_problems.append(ctx.results[-1].detail)
             return
         take_power(ctx, game, power, sender, password_hash, shown)
         return
@@ -98,13 +97,9 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
         ctx.refuse_sign_on(shown, why)
         return False
     assert game is not None and confirmation.power is not None
-    password_hash = confirmation.password_hash
-    if password_hash is None:
-        assert password is not None
-        password_hash = ctx.new_password_hash(shown, password)
-        if password_hash is None:  # too many new passwords: the line is rejected saying so
-            ctx.sign_on_problems.append(ctx.results[-1].detail)
-            return False
+    password_hash = confirm.password_hash(ctx, confirmation, shown, password)
+    if password_hash is None:  # too many new passwords: the line is rejected saying so
+        return False
     take_power(ctx, game, confirmation.power, confirmation.address, password_hash, shown)
     return True
 
