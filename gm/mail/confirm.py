@@ -110,9 +110,11 @@ def join_refusal(session: Session, address: str) -> str | None:
     return None
 
 
-def forming(session: Session, names: set[str]) -> set[str]:
-    """Which of the games called `names` are forming: a JOIN of them may take a power."""
-    return set(session.scalars(select(Game.name).where(Game.name.in_(names), Game.status == GameStatus.FORMING)))
+def forming(session: Session, names: set[str]) -> dict[str, bool]:
+    """Which of the games called `names` are forming (a JOIN of them may take a power), each with
+    whether it requires DKIM."""
+    return dict(session.execute(select(Game.name, Game.require_dkim).where(
+        Game.name.in_(names), Game.status == GameStatus.FORMING)).all())
 
 
 def create_refusal(session: Session, address: str) -> str | None:

@@ -246,11 +246,13 @@ def _prehash(
         return out
     joined = {_game_name(args[0]) for _, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
     codes = {code for _, name, args in wanted if name == "CONFIRM" and (code := confirm.read_code(args[0]))}
-    with transaction(session_factory) as session:
-        forming = confirm.forming(session, joined) if joined else set()
-        signed_only = set(session.scalars(select(Game.name).where(Game.name.in_(forming), Game.require_dkim.is_(True))))
-        sealed = {code: found for code in codes if (found := confirm.pending(session, code)) is not None}
-        opened = {code: confirm.unseal(found, code) for code, found in sealed.items()}
+    forming: dict[str, bool] = {}  # a forming game's name -> whether it requires DKIM
+    opened: dict[str, str | None] = {}  # a code -> the password its request keeps sealed
+    if joined or codes:
+        with transaction(session_factory) as session:
+            forming = confirm.forming(session, joined) if joined else {}
+            sealed = {code: found for code in codes if (found := confirm.pending(session, code)) is not None}
+            opened = {code: confirm.unseal(found, code) for code, found in sealed.items()}
     budget_left = PREHASH_PER_BATCH
     for i, name, args in wanted:
         if budget_left == 0:
@@ -259,7 +261,7 @@ def _prehash(
         password: str | None = None
         if name == "JOIN" and len(args) >= 3 and (game := _game_name(args[0])) in forming:
             signed = proof.dkim is dkim_check.Verdict.SIGNED
-            password = args[-1] if (signed if game in signed_only else proof.authenticated) else None
+            password = args[-1] if (signed if forming[game] else proof.authenticated) else None
         elif name == "CREATE" and proof.authenticated and messages[i].sender.lower() in trusted_masters:
             password = args[-1]
         elif name == "CONFIRM":
