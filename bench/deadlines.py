@@ -4,7 +4,7 @@ Each game has its ten great powers' players and a full set of random but legal S
 on file (gm.randomgame, with DP allocations), stored as ingest stores them; every deadline has
 passed. Timed: gm.scheduler.run_due, round after round until no game is due: per game one
 transaction that reads the orders, adjudicates, writes the results and the next phase, and queues a
-results mail to each player (gm.mail.game_mail.queue_progress, no map). Prints games adjudicated/s
+results mail to each player (gm.mail.outgoing.game_mail.queue_progress, no map). Prints games adjudicated/s
 and results mails queued/s on SQLite and PostgreSQL, and the peer: gm.engine.adjudicator.adjudicate
 alone on the same positions and orders, without database or mail, so that the difference is what
 the database and the mail add. See bench/README.md.
@@ -41,7 +41,7 @@ from gm.engine.model import GameState
 from gm.engine.orders import Allocation, Order
 from gm.lifecycle import phases
 from gm.lifecycle.phases import start as start_game
-from gm.mail import game_mail
+from gm.mail.outgoing import game_mail
 from gm.mail.commands.orders import unit_key
 from gm.randomgame import RandomPlayers
 from gm.store.db import (

@@ -49,8 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from deadlines import random_orders, seed  # noqa: E402
-from gm.mail import game_mail  # noqa: E402
-from gm.mail.outbox import Outgoing, build_message  # noqa: E402
+from gm.mail.outgoing import game_mail  # noqa: E402
+from gm.mail.outgoing.outbox import Outgoing, build_message  # noqa: E402
 from gm.maps.render import render as draw_scene  # noqa: E402
 from gm.store.db import make_engine  # noqa: E402
 from gm.store.models import Game, GamePhase, OutboundMail, Player  # noqa: E402
@@ -244,11 +244,11 @@ WHERE = (
     ("database", ("sqlalchemy/", "psycopg", "sqlite3")),
     ("drawing maps", ("PIL/", "gm/maps/")),
     ("SMTP (aiosmtplib)", ("aiosmtplib/",)),
-    ("results text (jinja2)", ("jinja2/", "markupsafe/", "gm/mail/reply.py")),
+    ("results text (jinja2)", ("jinja2/", "markupsafe/", "gm/mail/outgoing/reply.py")),
     ("MIME (email, build_message)", ("/email/", "build_message", "_attachment_part", "_text_part", "_html_part")),
     ("adjudication (gm.engine)", ("gm/engine/",)),
     ("phases, reports (gm.lifecycle)", ("gm/lifecycle/",)),
-    ("queueing mail, maps planned (game_mail)", ("gm/mail/game_mail.py", "gm/scheduler.py")),
+    ("queueing mail, maps planned (game_mail)", ("gm/mail/outgoing/game_mail.py", "gm/scheduler.py")),
     ("reading mail (inbox)", ("gm/mail/inbox.py", "aioimaplib/", "gm/mail/ingest.py")),
 )
 SPY_RATE = 100  # samples a second

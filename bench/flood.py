@@ -48,11 +48,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-import gm.mail.dns
+import gm.mail.intake.dns
 from gm.games import add_master, create_game, find_game
-from gm.mail.auth import CHECKS_PER_MAIL
+from gm.mail.intake.auth import CHECKS_PER_MAIL
 from gm.mail.budget import REPLIES_PER_HOUR, UNPROVEN_PER_DOMAIN, UNPROVEN_PER_GAME, UNPROVEN_PER_HOUR, WINDOW
-from gm.mail.confirm import code_in_subject
+from gm.mail.commands.confirmations import code_in_subject
 from gm.mail.inbox import BATCH_MAILS
 from gm.mail.ingest import Fetched, ingest_batch
 from gm.store import judge_key
@@ -95,15 +95,15 @@ SPLIT = {
     "Argon2 hashes of new passwords": ("gm/store/passwords.py", "hash_password"),
     "  before the transaction (_prehash)": ("gm/mail/ingest.py", "_prehash"),
     "  in the transaction (JOIN, CONFIRM)": ("gm/mail/commands/context.py", "new_password_hash"),
-    "password checks (SIGNON)": ("gm/mail/auth.py", "check_password"),
+    "password checks (SIGNON)": ("gm/mail/intake/auth.py", "check_password"),
     "  of them, Argon2": ("argon2/_password_hasher.py", "verify"),
-    "PRESS lines (press.start)": ("gm/mail/press.py", "start"),
+    "PRESS lines (press.start)": ("gm/mail/outgoing/press.py", "start"),
     "  of them, the phase read again": ("gm/games.py", "major_powers"),
     "MAP lines": ("gm/mail/commands/map.py", "run"),
-    "reading the mails (read_message)": ("gm/mail/message.py", "read_message"),
+    "reading the mails (read_message)": ("gm/mail/intake/message.py", "read_message"),
     "the inbound rows (passwords redacted)": ("gm/mail/ingest.py", "_inbound_values"),
     "what proves each From (_provenances)": ("gm/mail/ingest.py", "_provenances"),
-    "  of them, DKIM signatures verified": ("gm/mail/dkim.py", "verdict"),
+    "  of them, DKIM signatures verified": ("gm/mail/intake/dkim.py", "verdict"),
 }
 
 
@@ -608,7 +608,7 @@ def split(hostile_n: int, real_n: int, forged: tuple[int, int], unsigned_at: flo
     key = publish_dkim(zone, SIGNED_DOMAIN)
     publish_spf(zone, SIGNED_DOMAIN)
     publish_dmarc(zone, SIGNED_DOMAIN)
-    gm.mail.dns.configure(zone.address)
+    gm.mail.intake.dns.configure(zone.address)
     try:
         engine = make_engine(url)
         session_factory = make_session_factory(engine)
@@ -638,7 +638,7 @@ def split(hostile_n: int, real_n: int, forged: tuple[int, int], unsigned_at: flo
             playing = s.scalar(select(func.count()).select_from(Player).join(Game, Player.game_id == Game.id).where(
                 Game.name == FORMING, Player.email.in_(list(NEWCOMERS)), Player.left_at.is_(None)))
     finally:
-        gm.mail.dns.configure(None)
+        gm.mail.intake.dns.configure(None)
         zone.stop()
     total = len(mails) + len(confirms)
     print(f"ingest_batch alone, SQLite, under cProfile: {total} mails in {seconds:.1f} s, "

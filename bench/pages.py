@@ -18,7 +18,7 @@ What it does
              phase's (its "next" link), the game's page, in both palettes, the index of games
              and the games/ page. The maps are found kept, not drawn.
      mail    the peer: the results mail of the same phase rendered for one reader, text and HTML
-             (gm.mail.game_mail.results_text and results_html, with the position the phase was
+             (gm.mail.outgoing.game_mail.results_text and results_html, with the position the phase was
              played from): what the judge does for every results mail it queues.
    time.perf_counter_ns around each, the garbage collector on (as in gm serve).
 3. Prints the median and the worst of each, and whether pages stays under the target.
@@ -45,7 +45,7 @@ from gm.games import create_game, current_phase, find_game, variant_of
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules
 from gm.lifecycle.phases import history, position
-from gm.mail.game_mail import results_html, results_text
+from gm.mail.outgoing.game_mail import results_html, results_text
 from gm.mail.ingest import ingest
 from gm.randomgame import RandomPlayers
 from gm.scheduler import run_due

@@ -279,7 +279,7 @@ def _reminder_warnings(rules: HouseRules, *, bidding: bool) -> list[str]:
 def _game_start(args: argparse.Namespace) -> int:
     from gm.games import GameError
     from gm.lifecycle.house_rules import rules_of
-    from gm.mail.game_mail import deadline_text
+    from gm.mail.outgoing.game_mail import deadline_text
     from gm.mail.commands.master.start import start_game
     from gm.store.models import utcnow
 
@@ -501,7 +501,7 @@ def _map_render(args: argparse.Namespace) -> int:
     else:
         from gm.games import variant_of
         from gm.lifecycle.phase_names import read_phase
-        from gm.mail.game_mail import stored_map
+        from gm.mail.outgoing.game_mail import stored_map
         with _stored_game(_load_settings(args), args.game, "map render") as found:
             if found is None:
                 return 2

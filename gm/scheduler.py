@@ -1,6 +1,6 @@
 """The deadline scheduler inside `gm serve`: every game whose next check has come (a reminder, a
 deadline, the end of grace) or whose orders changed (it may end early) is looked at by
-gm.lifecycle.phases.check, and what that did is mailed by gm.mail.game_mail, both in ONE
+gm.lifecycle.phases.check, and what that did is mailed by gm.mail.outgoing.game_mail, both in ONE
 transaction per game: a phase is adjudicated, its results written, the next phase opened and its
 mails queued together, or not at all.
 
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import masters
 from gm.lifecycle import phases
-from gm.mail import game_mail
+from gm.mail.outgoing import game_mail
 from gm.store.db import transaction
 from gm.store.models import Game, GameStatus
 

@@ -2,7 +2,7 @@
 side (with the embedded mail servers when no IMAP server is configured), the deadline scheduler
 (gm.scheduler), and old mail cut to its headers every hour, until SIGINT or SIGTERM; its heartbeat
 (gm.heartbeat) tells `gm status` it runs. It makes the database on first start, or upgrades it.
-The outbox senders run in processes of their own, one a core (gm.mail.outbox_process), so that
+The outbox senders run in processes of their own, one a core (gm.mail.outgoing.outbox_process), so that
 reading, adjudicating, drawing maps and sending use every core.
 
 Several `gm serve` may share one PostgreSQL database (with a real mail server): all adjudicate
@@ -21,12 +21,12 @@ from contextlib import AsyncExitStack
 
 from sqlalchemy.engine import make_url
 
-import gm.mail.dns
+import gm.mail.intake.dns
 from gm.heartbeat import Heartbeat
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, registered_addresses
-from gm.mail.outbox_process import OutboxProcess
+from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
 from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings
@@ -57,7 +57,7 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
     """Run the GM's mail service until cancelled; raises AlreadyServing if another runs on the same
     database where only one may (an SQLite file, or embedded mail servers). `ingest_function` is
     gm.mail.ingest.ingest_batch except in tests."""
-    gm.mail.dns.configure(settings.dns_server)  # dkimpy, pyspf and authheaders ask dnspython's default resolver
+    gm.mail.intake.dns.configure(settings.dns_server)  # dkimpy, pyspf and authheaders ask dnspython's default resolver
     url = settings.db_url
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):

@@ -105,7 +105,7 @@ class Settings:
     pages_dir: Path | None = None
     http_port: int | None = None
     public_url: str | None = None
-    dns_server: str | None = None  # "host", "host:port" or "[IPv6]:port" (gm.mail.dns); default: the system's resolver
+    dns_server: str | None = None  # "host", "host:port" or "[IPv6]:port" (gm.mail.intake.dns); default: the system's resolver
     # The authserv-id of the operator's own receiving mail server, whose Authentication-Results the judge trusts.
     authserv_id: str | None = None
 

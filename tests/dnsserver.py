@@ -1,5 +1,5 @@
 """A real DNS server for the tests (dnslib, UDP and TCP on loopback), serving records a test adds,
-and the judge's DNS pointed at it (gm.mail.dns): DKIM, SPF and DMARC checks then run as in
+and the judge's DNS pointed at it (gm.mail.intake.dns): DKIM, SPF and DMARC checks then run as in
 production, against records of the test's own. Also what a sending domain publishes and does:
 a DKIM key pair, SPF and DMARC records, a signed mail.
 
@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from dnslib import MX, QTYPE, RCODE, RR, TXT, A, DNSRecord
 from dnslib.server import BaseResolver, DNSHandler, DNSLogger, DNSServer
 
-import gm.mail.dns
+import gm.mail.intake.dns
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class Zone(BaseResolver):
 
     @property
     def address(self) -> str:
-        """The server as gm.mail.dns.configure and GM_DNS_SERVER take it."""
+        """The server as gm.mail.intake.dns.configure and GM_DNS_SERVER take it."""
         return f"127.0.0.1:{self.port}"
 
     def add(self, name: str, type: str, value: str) -> None:
@@ -97,16 +97,16 @@ def _rdata(type: str, value: str) -> TXT | A | MX:
 
 @pytest.fixture
 def dns_zone() -> Iterator[Zone]:
-    """A DNS server of the test's own, which the judge's DNS asks (gm.mail.dns); unknown names are
+    """A DNS server of the test's own, which the judge's DNS asks (gm.mail.intake.dns); unknown names are
     NXDOMAIN. Stopped at the end, and the judge's DNS is the system's again."""
     zone = Zone()
     zone.start()
-    gm.mail.dns.configure(zone.address)
+    gm.mail.intake.dns.configure(zone.address)
     try:
         yield zone
     finally:
         zone.stop()
-        gm.mail.dns.configure(None)
+        gm.mail.intake.dns.configure(None)
 
 
 def publish_dkim(zone: Zone, domain: str, selector: str = "s1") -> bytes:

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from gm.games import find_game
 from gm.lifecycle.house_rules import rules_of
-from gm.mail.game_mail import deadline_text
+from gm.mail.outgoing.game_mail import deadline_text
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import Game, Player
 from test_cli_game import gm

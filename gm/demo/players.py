@@ -30,7 +30,7 @@ from gm.engine.orders import Allocation, Order
 from gm.engine.variant import Variant
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import owed
-from gm.mail.confirm import code_in_subject
+from gm.mail.commands.confirmations import code_in_subject
 from gm.randomgame import RandomPlayers
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus

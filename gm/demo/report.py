@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from gm.demo.players import Tally, slug
 from gm.demo.scripts import GAME, GM, LEADERS, MASTER, Script
 from gm.engine.variant import Variant
-from gm.mail.outbox import Outgoing, build_message
+from gm.mail.outgoing.outbox import Outgoing, build_message
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, InboundMail, OrderRecord, OutboundMail, Player, SecretAllocation
 from gm.view import paths

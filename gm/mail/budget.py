@@ -1,7 +1,7 @@
 """The security budget: what one mail may make the judge do, and what the judge mails to whom.
 
 A judge's address is public, and a mail's From line proves nothing by itself (see
-gm.mail.provenance for what does). So what the judge sends is bounded by who is to get it, never
+gm.mail.intake.provenance for what does). So what the judge sends is bounded by who is to get it, never
 by what a sender asks:
 
 * An address is proven when it is a player's, a GM's or an observer's (each proved it once, by a
@@ -16,7 +16,7 @@ by what a sender asks:
   at all, not a code, not a notice: whatever arrives, the judge mails third parties at most
   UNPROVEN_PER_HOUR messages an hour. (A code a player or a GM asks for a new address, signed on
   with their password, is theirs to answer for: it is bounded per player instead, see
-  gm.mail.confirm, and counted here without being refused.)
+  gm.mail.commands.confirmations, and counted here without being refused.)
 * Authenticated mail never waits for what unauthenticated mail spent: its JOIN, OBSERVE or CREATE
   is carried out at once (its signature proved the address), and its answers go to the address
   that proved itself, outside the budgets above.
@@ -29,7 +29,7 @@ by what a sender asks:
   most REGISTERED_NOTICES_PER_HOUR notices an hour.
 * Press: at most PRESS_PER_MAIL blocks in one mail and PRESS_PER_HOUR an hour from one power; the
   press one mail sends to one address goes in one mail.
-* Work: at most CHECKS_PER_MAIL password checks a mail (gm.mail.auth), MAX_LINES lines read, maps
+* Work: at most CHECKS_PER_MAIL password checks a mail (gm.mail.intake.auth), MAX_LINES lines read, maps
   as gm.mail.commands.map says; everything cheap is checked before anything slow (a password
   hash, a map).
 """

@@ -29,7 +29,6 @@ import re
 import ssl
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from email.utils import parseaddr
@@ -37,6 +36,7 @@ from email.utils import parseaddr
 import aioimaplib
 
 from gm.mail.ingest import Fetched, IngestOutcome
+from gm.mail.backoff import Backoff
 from gm.settings import MailServer
 
 log = logging.getLogger(__name__)
@@ -117,17 +117,6 @@ class Ingest(Protocol):
 
 class ImapError(Exception):
     """The server refused something or the connection broke: the watcher reconnects."""
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Delays of `base`, 2*base, 4*base, ... seconds, never more than `cap`."""
-
-    base: float
-    cap: float
-
-    def delay(self, failures: int) -> float:
-        return float(min(self.cap, self.base * 2 ** max(0, failures - 1)))
 
 
 RECONNECT_BACKOFF = Backoff(1.0, 60.0)  # after a lost connection: 1 s, 2 s, 4 s, ... then every minute

@@ -32,16 +32,20 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import PhaseKind
 from gm.games import GameError, game_name, units_without_orders, variant_of
-from gm.mail import auth, budget, confirm, press, provenance
-from gm.mail import dkim as dkim_check
-from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders
+from gm.mail import budget
+from gm.mail.intake import auth
+from gm.mail.commands import confirmations
+from gm.mail.outgoing import press
+from gm.mail.intake import provenance
+from gm.mail.intake import dkim as dkim_check
+from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders, passwords_in
 from gm.mail.commands import confirm as confirm_command
 from gm.mail.commands.master import overview as master_overview
-from gm.mail.game_mail import gathered, one_notice_each
-from gm.mail.message import InboundMessage, command_lines, read_message
-from gm.mail.provenance import Proof, Provenance
-from gm.mail.redact import passwords_in, redact
-from gm.mail.reply import PowerStatus, render_ack, render_notice, reply_subject
+from gm.mail.outgoing.game_mail import gathered, one_notice_each
+from gm.mail.intake.message import InboundMessage, command_lines, read_message
+from gm.mail.intake.provenance import Proof, Provenance
+from gm.mail.intake.redact import redact
+from gm.mail.outgoing.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.store.db import transaction
 from gm.store.models import (
     Confirmation,
@@ -104,7 +108,7 @@ class Outgoing:
     subject: str
     text: str
     kind: str  # 'ack', 'notice', 'answer', 'press', 'confirm', ... (see gm.mail.budget)
-    attachments: list[dict[str, str]] | None = None  # see gm.mail.outbox.build_message
+    attachments: list[dict[str, str]] | None = None  # see gm.mail.outgoing.outbox.build_message
     game_id: int | None = None  # the game a code is for (gm.mail.budget counts them by game)
     unproven: bool | None = None  # a code: whether its address proved nothing (settled when it was made)
 
@@ -169,7 +173,7 @@ def ingest_batch(
 
     `dns_lookup` finds the DKIM keys (name -> TXT record; None: DNS), before the transaction;
     `authserv_id` names the receiving server whose Authentication-Results are trusted (see
-    gm.mail.provenance; None: none is); `public_url`, where the games' web pages are published,
+    gm.mail.intake.provenance; None: none is); `public_url`, where the games' web pages are published,
     for the links of results a GM's PROCESS mails."""
     if not mails:
         return []
@@ -222,7 +226,7 @@ def _prehash(
     of a forming game or a CREATE from a trusted address in authenticated mail (or a JOIN signed
     for a game that requires DKIM), and a CONFIRM whose code opens a waiting request's sealed
     password. A request whose address proved nothing is never hashed (its password waits sealed:
-    see gm.mail.confirm), nor is a guessed code. One a mail (the most it may set),
+    see gm.mail.commands.confirmations), nor is a guessed code. One a mail (the most it may set),
     PREHASH_PER_BATCH a batch; a password set otherwise (SET PASSWORD, after its sign-on) is
     hashed in the transaction once the mail has shown it may."""
     out: list[dict[str, str]] = [{} for _ in mails]
@@ -230,7 +234,7 @@ def _prehash(
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
         if not _read_lines(mail, message, max_size):
             continue
-        code = confirm.code_in_subject(message.subject)
+        code = confirmations.code_in_subject(message.subject)
         for line in lines[i][:MAX_LINES]:
             command, args = command_for(line)
             if command is confirm_command and args:
@@ -245,14 +249,14 @@ def _prehash(
     if not wanted:
         return out
     joined = {_game_name(args[0]) for _, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
-    codes = {code for _, name, args in wanted if name == "CONFIRM" and (code := confirm.read_code(args[0]))}
+    codes = {code for _, name, args in wanted if name == "CONFIRM" and (code := confirmations.read_code(args[0]))}
     forming: dict[str, bool] = {}  # a forming game's name -> whether it requires DKIM
     opened: dict[str, str | None] = {}  # a code -> the password its request keeps sealed
     if joined or codes:
         with transaction(session_factory) as session:
-            forming = confirm.forming(session, joined) if joined else {}
-            sealed = {code: found for code in codes if (found := confirm.pending(session, code)) is not None}
-            opened = {code: confirm.unseal(found, code) for code, found in sealed.items()}
+            forming = confirmations.forming(session, joined) if joined else {}
+            sealed = {code: found for code in codes if (found := confirmations.pending(session, code)) is not None}
+            opened = {code: confirmations.unseal(found, code) for code, found in sealed.items()}
     budget_left = PREHASH_PER_BATCH
     for i, name, args in wanted:
         if budget_left == 0:
@@ -265,7 +269,7 @@ def _prehash(
         elif name == "CREATE" and proof.authenticated and messages[i].sender.lower() in trusted_masters:
             password = args[-1]
         elif name == "CONFIRM":
-            password = opened.get(confirm.read_code(args[0]) or "")
+            password = opened.get(confirmations.read_code(args[0]) or "")
         if password is not None:
             out[i][password] = hash_password(password)
             budget_left -= 1
@@ -283,7 +287,7 @@ def _provenances(
     session_factory: sessionmaker[Session], mails: Sequence[Fetched], messages: list[InboundMessage],
     lines: list[list[str]], max_size: int, dns_lookup: dkim_check.DnsLookup | None, authserv_id: str | None,
 ) -> list[Provenance]:
-    """What proves each mail's From address (gm.mail.provenance), found before the transaction: a
+    """What proves each mail's From address (gm.mail.intake.provenance), found before the transaction: a
     key look-up must not hold the database. The trusted receiving server's verdict is read for
     every mail (no look-up). The judge verifies a DKIM signature itself only where it matters: for
     a mail that asks for something an authenticated mail is granted at once (JOIN, OBSERVE,
@@ -460,7 +464,7 @@ class _Batch:
                 # An answer to the authenticated sender's own mail: a budget of its own, which what
                 # forgers sent in that address's name never spends.
                 out = replace(out, kind="answer")
-            if out.kind == "confirm":  # its budgets were settled when the code was made (confirm.request)
+            if out.kind == "confirm":  # its budgets were settled when the code was made (confirmations.request)
                 unproven = bool(out.unproven)
             else:
                 unproven = not (lookups.proven(out.to) or (out.to == sender and authenticated))
@@ -574,7 +578,7 @@ class _Answer:
                       trusted_masters=batch.trusted_masters, provenance=self.proof,
                       public_url=batch.public_url)
         lines = self.lines
-        code = confirm.code_in_subject(message.subject)
+        code = confirmations.code_in_subject(message.subject)
         with one_notice_each(session):  # what the mail changes, told in one notice a reader
             if code is not None and not any(command_for(line)[0] is confirm_command for line in lines[:MAX_LINES]):
                 # A plain reply to a confirmation mail: its subject carries the code.

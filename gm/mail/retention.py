@@ -1,6 +1,6 @@
 """Stored mail cut to its headers once it is old: the body of a mail may carry a password, or words
 meant for one player, and nothing needs it once the mail has long been processed. Confirmations
-(gm.mail.confirm) long expired go too: one may hold the hash of a password nobody confirmed.
+(gm.mail.commands.confirmations) long expired go too: one may hold the hash of a password nobody confirmed.
 
 A mail cut to its headers is stored as ingest stores a mail too large to take: the header block
 and the blank line after it. Such a row ends at its first blank line, which is how a purge knows

@@ -5,7 +5,7 @@ the database holds alone, so both are keyed with this secret (see `derive`):
 
 * the quick check beside each password hash (gm.store.passwords), which rules out most wrong
   passwords without the slow hash;
-* the password of a request waiting for its confirmation code (gm.mail.confirm), which is sealed
+* the password of a request waiting for its confirmation code (gm.mail.commands.confirmations), which is sealed
   until the code comes back, so that a request no address has proved costs no slow hash.
 
 The file is DATA_DIR/secret.key, made at the first start, readable by the judge's user only. Every

@@ -339,7 +339,7 @@ class Confirmation(Base):
     power: Mapped[str | None] = mapped_column(String(64))  # JOIN's power
     password_hash: Mapped[str | None] = mapped_column(String(255))  # a new password hashed (rows of older releases)
     # JOIN's or CREATE's new password, sealed with a key made from the code and the judge's secret
-    # (gm.mail.confirm): hashed only once the code comes back, so that a forged request costs no hash.
+    # (gm.mail.commands.confirmations): hashed only once the code comes back, so that a forged request costs no hash.
     sealed_password: Mapped[str | None] = mapped_column(Text)
     detail: Mapped[dict[str, Any] | None]  # CREATE: {"name": ..., "variant": ...}
     requested_by: Mapped[str] = mapped_column(String(EMAIL))  # the sender of the mail that asked

@@ -1,5 +1,5 @@
 """A game's press as its readers are told it, below every channel: which press the game has
-(games.options["press"], set by SET PRESS: gm.mail.press), and how a reader is told it."""
+(games.options["press"], set by SET PRESS: gm.mail.outgoing.press), and how a reader is told it."""
 from __future__ import annotations
 
 from gm.store.models import Game

@@ -289,7 +289,7 @@ def broadcast_press(session: Session, game: Game) -> list[dict[str, str]]:
     """The press broadcast to every power, oldest first, as the players read it (signed with the
     sender's power, 'the GM', or 'anonymous'): never press to some powers only, nor the GM's
     copies. Press is kept only as the mail that relayed it: read from the players' copies, each
-    press of a mail with several (gm.mail.press.batched) apart."""
+    press of a mail with several (gm.mail.outgoing.press.batched) apart."""
     rows = session.scalars(select(OutboundMail).where(OutboundMail.kind == "press",
                                                       OutboundMail.subject.startswith(f"[{game.name}] "))
                            .order_by(OutboundMail.id))

@@ -36,7 +36,7 @@ import aiosmtplib
 from gm.demo.mailbox import Mailbox, plain_text
 from gm.demo.players import player_address
 from gm.demo.scripts import GM
-from gm.mail.confirm import code_in_subject
+from gm.mail.commands.confirmations import code_in_subject
 from gm.variants import load_variant
 
 GAME = "compose"

@@ -5,7 +5,12 @@ write (at the top, in a function, under TYPE_CHECKING); the engine's modules eac
 The layers, from the bottom (LAYERS): the engine; the variants; the store; the games and the
 settings; the game's life; the view of a game and the maps; the two channels, mail and pages,
 siblings that never import each other; what runs them (the scheduler, the server, the demo);
-the command line."""
+the command line.
+
+Inside the mail channel the rooms follow the path a mail takes (MAIL_ROOMS): what every room
+shares (the security budget, the back-off); intake, which reads a raw mail; the module of what the
+commands share (Context, Block, LineResult); outgoing, what the judge sends; the commands; and on
+top what runs them all (ingest, then the IMAP watcher that feeds it, and the embedded servers)."""
 from __future__ import annotations
 
 import ast
@@ -32,6 +37,18 @@ LAYERS = (
     ("gm.server", "gm.demo"),
     ("gm.cli",),
     ("gm.__main__",),  # python -m gm
+)
+
+
+# gm.mail's rooms, bottom first: a module imports only from rooms below its own, or its own room.
+MAIL_ROOMS = (
+    ("gm.mail", "gm.mail.budget", "gm.mail.backoff"),
+    ("gm.mail.intake",),  # a raw mail read: MIME, reply text, redaction, DKIM, who sent it
+    ("gm.mail.commands.context",),  # what the commands share, below all that uses it
+    ("gm.mail.outgoing",),  # what the judge sends, and the outbox that sends it
+    ("gm.mail.commands",),  # the language: one module a command
+    ("gm.mail.ingest", "gm.mail.retention"),  # a mail taken in, from end to end; how long mail is kept
+    ("gm.mail.inbox", "gm.mail.embedded"),  # the IMAP watcher that feeds ingest; the embedded servers
 )
 
 
@@ -110,11 +127,35 @@ def _against_the_layers() -> list[str]:
     return sorted(wrong)
 
 
+ROOM_OF = {room: i for i, rooms in enumerate(MAIL_ROOMS) for room in rooms}
+
+
+def _room(name: str) -> str:
+    """The longest room of MAIL_ROOMS a gm.mail module is in: 'gm.mail.commands.join' -> 'gm.mail.commands'."""
+    parts = name.split(".")
+    return next(".".join(parts[:n]) for n in range(len(parts), 1, -1) if ".".join(parts[:n]) in ROOM_OF)
+
+
+def _against_the_rooms() -> list[str]:
+    """Each import inside gm.mail that reaches up a room, or across to another room of its floor."""
+    wrong = []
+    for name, imported in GRAPH.items():
+        if _package(name) != "gm.mail":
+            continue
+        here = _room(name)
+        for other in imported:
+            if _package(other) != "gm.mail" or (there := _room(other)) == here:
+                continue
+            if ROOM_OF[there] >= ROOM_OF[here] and there != "gm.mail":
+                wrong.append(f"{name} imports {other}")
+    return sorted(wrong)
+
+
 def test_the_graph_is_read() -> None:
     assert "gm.engine.multiple" in GRAPH["gm.engine.movement"]
     assert "gm.engine.resolve" in GRAPH["gm.engine.multiple"]
     assert "gm.engine.notation.reader" in GRAPH["gm.engine.notation.parser"]
-    assert "gm.mail.commands.context" in GRAPH["gm.mail.press"]
+    assert "gm.mail.commands.context" in GRAPH["gm.mail.outgoing.press"]
     assert "gm.view.results" in GRAPH["gm.web.pages"]
 
 
@@ -130,17 +171,38 @@ def test_every_import_points_down_the_layers() -> None:
     assert _against_the_layers() == []
 
 
+def test_every_mail_module_is_in_a_room() -> None:
+    assert all(_room(name) for name in MODULES if _package(name) == "gm.mail")
+    assert _room("gm.mail.commands.master.become") == "gm.mail.commands"
+    assert _room("gm.mail.intake.reply_text.quotes") == "gm.mail.intake"
+
+
+def test_every_mail_import_points_down_the_path_a_mail_takes() -> None:
+    assert _against_the_rooms() == []
+
+
+def test_an_import_up_the_mail_rooms_would_be_found() -> None:
+    GRAPH["gm.mail.intake.message"].add("gm.mail.outgoing.reply")
+    GRAPH["gm.mail.outgoing.press"].add("gm.mail.commands.press")
+    try:
+        assert _against_the_rooms() == ["gm.mail.intake.message imports gm.mail.outgoing.reply",
+                                        "gm.mail.outgoing.press imports gm.mail.commands.press"]
+    finally:
+        GRAPH["gm.mail.intake.message"].discard("gm.mail.outgoing.reply")
+        GRAPH["gm.mail.outgoing.press"].discard("gm.mail.commands.press")
+
+
 def test_a_cycle_or_an_import_up_would_be_found() -> None:
     GRAPH["gm.engine.variant"].add("gm.engine.rules")
-    GRAPH["gm.web.pages"].add("gm.mail.game_mail")  # the channels are siblings
+    GRAPH["gm.web.pages"].add("gm.mail.outgoing.game_mail")  # the channels are siblings
     GRAPH["gm.engine.model"].add("gm.variants")
     try:
         assert _cycle()
         assert _against_the_layers() == ["gm.engine.model imports gm.variants",
-                                         "gm.web.pages imports gm.mail.game_mail"]
+                                         "gm.web.pages imports gm.mail.outgoing.game_mail"]
     finally:
         GRAPH["gm.engine.variant"].discard("gm.engine.rules")
-        GRAPH["gm.web.pages"].discard("gm.mail.game_mail")
+        GRAPH["gm.web.pages"].discard("gm.mail.outgoing.game_mail")
         GRAPH["gm.engine.model"].discard("gm.variants")
 
 

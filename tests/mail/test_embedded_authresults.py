@@ -1,7 +1,7 @@
 """The embedded SMTP server's Authentication-Results (RFC 8601) on mail to the GM: real SPF, DKIM and
 DMARC verdicts (authheaders, pyspf, dkimpy) against a real DNS server of the test's own
 (tests/dnsserver.py), a forged header of its own authserv-id dropped, and the mail delivered even
-when DNS does not answer. Also gm.mail.dns, the judge's DNS."""
+when DNS does not answer. Also gm.mail.intake.dns, the judge's DNS."""
 from __future__ import annotations
 
 import email
@@ -15,7 +15,7 @@ import aiosmtplib
 import authres
 import pytest
 
-import gm.mail.dns
+import gm.mail.intake.dns
 import gm.mail.embedded
 from dnsserver import Zone, publish_dkim, publish_dmarc, publish_spf, sign
 from gm.mail.embedded import EmbeddedMail, drop_results, embedded_mail
@@ -83,7 +83,7 @@ async def test_a_forged_from_fails_dmarc(tmp_path: Path, dns_zone: Zone, read_ma
         await send(mail, mail_from("someone@strict.example"), "someone@strict.example")
         msg = await delivered(mail, read_mailbox)
     assert verdict(msg) == {"spf": "fail", "dkim": "fail", "dmarc": "fail"}  # authheaders: unsigned is dkim=fail
-    assert "policy.dmarc=reject" in str(msg["Authentication-Results"])  # the domain disowns it (gm.mail.provenance)
+    assert "policy.dmarc=reject" in str(msg["Authentication-Results"])  # the domain disowns it (gm.mail.intake.provenance)
 
 
 async def test_a_forged_header_of_its_own_id_is_dropped(
@@ -120,8 +120,8 @@ async def test_mail_is_delivered_when_dns_does_not_answer(
     key = publish_dkim(dns_zone, "signed.example")
     raw = sign(mail_from("alice@signed.example"), "signed.example", "s1", key)
     dns_zone.stop()
-    monkeypatch.setattr(gm.mail.dns, "LIFETIME", 0.3)
-    gm.mail.dns.configure(f"127.0.0.1:{free_port()}")  # nothing answers there
+    monkeypatch.setattr(gm.mail.intake.dns, "LIFETIME", 0.3)
+    gm.mail.intake.dns.configure(f"127.0.0.1:{free_port()}")  # nothing answers there
     async with embedded_mail(tmp_path, GM) as mail:
         await send(mail, raw, "alice@signed.example")
         results = verdict(await delivered(mail, read_mailbox))
@@ -134,8 +134,8 @@ async def test_a_verdict_taking_too_long_is_none(
     tmp_path: Path, dns_zone: Zone, read_mailbox: ReadMailbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dns_zone.stop()
-    monkeypatch.setattr(gm.mail.dns, "LIFETIME", 0.5)
-    gm.mail.dns.configure(f"127.0.0.1:{free_port()}")
+    monkeypatch.setattr(gm.mail.intake.dns, "LIFETIME", 0.5)
+    gm.mail.intake.dns.configure(f"127.0.0.1:{free_port()}")
     monkeypatch.setattr(gm.mail.embedded, "VERDICT_SECONDS", 0.1)
     async with embedded_mail(tmp_path, GM) as mail:
         await send(mail, mail_from("bob@slow.example"), "bob@slow.example")
@@ -170,29 +170,29 @@ def test_drop_results_keeps_everything_else_byte_for_byte() -> None:
     )
 
 
-# --- gm.mail.dns and the settings ------------------------------------------------------------------
+# --- gm.mail.intake.dns and the settings ------------------------------------------------------------------
 
 
 def test_txt_of_a_published_record_and_of_none(dns_zone: Zone) -> None:
     long = "v=DKIM1; k=rsa; p=" + "A" * 400  # more than one string of 255 bytes
     dns_zone.add("s1._domainkey.signed.example", "TXT", long)
     dns_zone.add("host.signed.example", "A", "192.0.2.7")
-    assert gm.mail.dns.txt("s1._domainkey.signed.example") == long
-    assert gm.mail.dns.txt("S1._domainkey.Signed.Example.") == long
-    assert gm.mail.dns.txt("missing.example") is None  # NXDOMAIN
-    assert gm.mail.dns.txt("host.signed.example") is None  # no TXT there
-    assert gm.mail.dns.txt("_domainkey.signed.example") is None  # a name above a record
+    assert gm.mail.intake.dns.txt("s1._domainkey.signed.example") == long
+    assert gm.mail.intake.dns.txt("S1._domainkey.Signed.Example.") == long
+    assert gm.mail.intake.dns.txt("missing.example") is None  # NXDOMAIN
+    assert gm.mail.intake.dns.txt("host.signed.example") is None  # no TXT there
+    assert gm.mail.intake.dns.txt("_domainkey.signed.example") is None  # a name above a record
 
 
 def test_txt_raises_when_dns_does_not_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gm.mail.dns, "LIFETIME", 0.3)
-    gm.mail.dns.configure(f"127.0.0.1:{free_port()}")
+    monkeypatch.setattr(gm.mail.intake.dns, "LIFETIME", 0.3)
+    gm.mail.intake.dns.configure(f"127.0.0.1:{free_port()}")
     try:
         with pytest.raises(Exception) as raised:
-            gm.mail.dns.txt("signed.example")
+            gm.mail.intake.dns.txt("signed.example")
         assert type(raised.value).__module__.startswith("dns.")
     finally:
-        gm.mail.dns.configure(None)
+        gm.mail.intake.dns.configure(None)
 
 
 def test_dns_and_authserv_id_settings() -> None:

@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 
 from gm.games import create_game, current_phase, find_game
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules, with_changes
-from gm.mail.confirm import code_in_subject
+from gm.mail.commands.confirmations import code_in_subject
 from gm.randomgame import RandomPlayers
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player

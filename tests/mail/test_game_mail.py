@@ -19,10 +19,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.games import create_game
 from gm.lifecycle import phases
 from gm.lifecycle.report import build_report
-from gm.mail import game_mail
-from gm.mail.message import ACK_MARKER, command_lines, read_message
-from gm.mail.outbox import Outgoing, build_message
-from gm.mail.reply import RESULTS_HEADING, render
+from gm.mail.outgoing import game_mail
+from gm.mail.intake.message import ACK_MARKER, command_lines, read_message
+from gm.mail.outgoing.outbox import Outgoing, build_message
+from gm.mail.outgoing.reply import RESULTS_HEADING, render
 from gm.randomgame import play_random_game
 from gm.store.db import transaction
 from gm.store.models import Game, OutboundMail, Player, SecretAllocation
@@ -499,7 +499,7 @@ def test_an_inline_image_without_html_is_an_ordinary_attachment_and_other_files_
 
 
 def test_a_content_id_that_could_break_the_header_is_refused() -> None:
-    from gm.mail.outbox import BadOutgoing
+    from gm.mail.outgoing.outbox import BadOutgoing
 
     bad = {"filename": "map.png", "content_type": "image/png", "data": "", "content_id": "a b\r\nBcc: x@y"}
     with pytest.raises(BadOutgoing):

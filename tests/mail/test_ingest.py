@@ -14,11 +14,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
-from gm.mail import auth, budget
+from gm.mail import budget
+from gm.mail.intake import auth
 from gm.mail import ingest as ingest_module
-from gm.mail import reply as reply_module
+from gm.mail.outgoing import reply as reply_module
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
-from gm.mail.message import ACK_MARKER
+from gm.mail.intake.message import ACK_MARKER
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import (
     AuthFailure,

@@ -22,8 +22,8 @@ from gm.games import create_game
 from gm.lifecycle import phases
 from gm.mail.commands import history
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
-from gm.mail.message import read_message
-from gm.mail.outbox import Outgoing
+from gm.mail.intake.message import read_message
+from gm.mail.outgoing.outbox import Outgoing
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password

@@ -16,9 +16,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
 from gm.lifecycle import phases
-from gm.mail import game_mail
-from gm.mail.maps_left_out import without_missing_maps
-from gm.mail.outbox import OutboxSender
+from gm.mail.outgoing import game_mail
+from gm.mail.outgoing.maps_left_out import without_missing_maps
+from gm.mail.outgoing.outbox import OutboxSender
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OutboundMail, Player
 
@@ -123,7 +123,7 @@ def test_a_phase_that_makes_no_scene_leaves_the_map_out_rather_than_the_mail(
     with transaction(session_factory) as s:
         spring = s.scalars(select(GamePhase).where(GamePhase.seq == 1)).one()
         spring.results_json = {**(spring.results_json or {}), "dislodged": [{"power": "France"}]}  # no unit
-    from gm.mail.outbox import Outgoing
+    from gm.mail.outgoing.outbox import Outgoing
 
     with transaction(session_factory) as s:
         row = s.scalars(select(OutboundMail).where(OutboundMail.to_addr == "alice@example.org")).one()

@@ -11,8 +11,8 @@ from email.mime.text import MIMEText
 
 import pytest
 
-from gm.mail import message
-from gm.mail.message import ACK_MARKER, InboundMessage, command_lines, read_message
+from gm.mail.intake import message
+from gm.mail.intake.message import ACK_MARKER, InboundMessage, command_lines, read_message
 
 JUDGE = "judge@gm.example"
 

@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import create_game
-from gm.mail.outbox import OutboxSender, Outgoing, build_message
+from gm.mail.outgoing.outbox import OutboxSender, Outgoing, build_message
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail

@@ -1,4 +1,4 @@
-"""What proves a mail's From address (gm.mail.provenance): a receiving server's Authentication-Results
+"""What proves a mail's From address (gm.mail.intake.provenance): a receiving server's Authentication-Results
 read only from that server and only on top, each method's pass counted only for the From domain or
 a parent of it, and a domain's own DMARC refusal read as forged. (The verdicts made for real, by a
 receiving server against DNS, are tested in tests/security/test_forgery.py.)"""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gm.mail.provenance import Proof, aligned, from_results, judge, trusted_results
+from gm.mail.intake.provenance import Proof, aligned, from_results, judge, trusted_results
 
 MX = "mx.operator.example"
 
@@ -54,7 +54,7 @@ def test_judge_without_a_signature_or_a_verdict_proves_nothing_and_looks_nothing
     def no_dns(name: str) -> str:
         raise AssertionError(f"looked up {name}")
 
-    from gm.mail.dkim import KeyCache, Verdict
+    from gm.mail.intake.dkim import KeyCache, Verdict
 
     found = judge(raw(), "ann@players.example", MX, KeyCache(no_dns), need_proof=True, need_dkim=True)
     assert found.proof is Proof.UNPROVEN and found.dkim is Verdict.UNSIGNED

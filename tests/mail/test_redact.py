@@ -15,9 +15,9 @@ from email.mime.text import MIMEText
 
 import pytest
 
-from gm.mail.commands import MASK
-from gm.mail.message import read_message
-from gm.mail.redact import NOT_KEPT, passwords_in, redact
+from gm.mail.commands import MASK, passwords_in
+from gm.mail.intake.message import read_message
+from gm.mail.intake.redact import NOT_KEPT, redact
 
 
 def mail(body: str = "SIGNON France g1 pw\nA Par-Bur\n", *, charset: str = "utf-8", cte: str | None = None,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gm.mail.message import command_lines, read_message
+from gm.mail.intake.message import command_lines, read_message
 
 REPLIES = Path(__file__).parent / "replies"
 INDEX = tomllib.loads((REPLIES / "index.toml").read_text(encoding="utf-8"))

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from gm.mail.message import command_lines, no_order_meant, read_message
-from gm.mail.unknown_command import order_words
+from gm.mail.intake.message import command_lines, no_order_meant, read_message
+from gm.mail.commands.unknown_command import order_words
 from tests.mail.test_ingest import Judge, line_of
 from tests.mail.test_ingest import game as game  # noqa: F401  (the fixture)
 from tests.mail.test_ingest import judge as judge  # noqa: F401  (the fixture)

@@ -230,7 +230,7 @@ def test_the_password_stays_out_of_repr() -> None:
 
 
 def test_outbox_senders() -> None:
-    assert Settings().outbox_senders is None  # one a core (gm.mail.outbox_process.default_processes)
+    assert Settings().outbox_senders is None  # one a core (gm.mail.outgoing.outbox_process.default_processes)
     assert load_settings(None, environ={"GM_OUTBOX_SENDERS": "1"}).outbox_senders == 1
     with pytest.raises(SettingsError, match="GM_OUTBOX_SENDERS: not a positive whole number"):
         load_settings(None, environ={"GM_OUTBOX_SENDERS": "0"})

@@ -7,7 +7,7 @@ Outgoing mail goes to an SMTP sink of the test's own that notes each Message-ID;
 comes in through the SMTP front to Dovecot, whose mailbox the judges watch. One duplicate is
 allowed, and only one kind: a mail whose first copy the sink took before the kill while its row
 was not yet marked sent (the killed server had it leased, and the SMTP server had accepted it):
-it goes again when the lease runs out, with the same Message-ID, as gm.mail.outbox says."""
+it goes again when the lease runs out, with the same Message-ID, as gm.mail.outgoing.outbox says."""
 from __future__ import annotations
 
 import asyncio

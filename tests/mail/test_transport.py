@@ -31,8 +31,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.games import create_game
 from gm.mail.inbox import Backoff, InboxWatcher
 from gm.mail.ingest import Fetched, IngestOutcome
-from gm.mail.outbox import OutboxSender, Outgoing, build_message
-from gm.mail.outbox_process import OutboxProcess
+from gm.mail.outgoing.outbox import OutboxSender, Outgoing, build_message
+from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.settings import MailServer, TlsMode
 from gm.store.db import transaction
 from gm.store.models import Master, OutboundMail, Player
@@ -605,7 +605,7 @@ async def test_one_log_line_a_mail_out_saying_kind_game_role_and_outcome(
     wait_until: WaitUntil,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gm.mail.outbox")
+    caplog.set_level(logging.INFO, logger="gm.mail.outgoing.outbox")
     smtp_front.relay.refused["master@example.org"] = "550 5.1.1 no such mailbox"
     with transaction(session_factory) as session:
         game = create_game(session, "g1", "standard")
@@ -618,7 +618,7 @@ async def test_one_log_line_a_mail_out_saying_kind_game_role_and_outcome(
     async with running(sender(smtp_front, session_factory)):
         await wait_until(lambda: all(r.sent_at or r.gave_up_at for r in outbox_rows(session_factory)),
                          state=outbox_state(session_factory))
-    said = sorted(r.getMessage() for r in caplog.records if r.name == "gm.mail.outbox")
+    said = sorted(r.getMessage() for r in caplog.records if r.name == "gm.mail.outgoing.outbox")
     assert said[:2] == ["mail out #1: ack: sent", "mail out #2: results, game g1, to France: sent"]
     assert said[2].startswith("mail out #3: results, game g1, to the GM: refused for good, not tried again: ")
     assert len(said) == 3
@@ -672,7 +672,7 @@ async def test_the_outbox_process_sends_when_woken_and_comes_back_after_it_dies(
 
 PARENT = """
 import sys, time
-from gm.mail.outbox_process import OutboxProcess
+from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.settings import MailServer
 outbox = OutboxProcess(MailServer("127.0.0.1", int(sys.argv[2]), "none", None, None), sys.argv[1], gm_address="gm@x.example")
 outbox.start()

@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-import gm.mail.dns
+import gm.mail.intake.dns
 from desk import JUDGE, MASTER, Desk, address, mail
 from dnsserver import Zone, publish_dkim, publish_dmarc, publish_spf, sign
-from gm.mail import budget, confirm
+from gm.mail import budget
+from gm.mail.commands import confirmations
 from gm.mail.embedded import EmbeddedMail, embedded_mail
 from gm.mail.ingest import Fetched, IngestOutcome, ingest_batch
 from gm.settings import EMBEDDED_AUTHSERV_ID
@@ -120,19 +121,19 @@ def _from(raw: bytes) -> str:
 def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]:
     zone = Zone()
     zone.start()
-    gm.mail.dns.configure(zone.address)
+    gm.mail.intake.dns.configure(zone.address)
     found = Receiver(tmp_path_factory.mktemp("mx"), zone)
     try:
         yield found
     finally:
         found.close()
         zone.stop()
-        gm.mail.dns.configure(None)
+        gm.mail.intake.dns.configure(None)
 
 
 @pytest.fixture
 def mx(receiver: Receiver) -> Receiver:
-    gm.mail.dns.configure(receiver.zone.address)  # another module's DNS fixture may have reset it
+    gm.mail.intake.dns.configure(receiver.zone.address)  # another module's DNS fixture may have reset it
     return receiver
 
 
@@ -141,7 +142,7 @@ def forged_flood(receiver: Receiver) -> list[Fetched]:
     """Two hundred forged JOINs of the forming game g2, every power, as delivered by the receiving
     server: half in the names of a domain that disowns them, half in the names of a domain that
     publishes nothing (each a fresh address: a forger needs no mailbox)."""
-    gm.mail.dns.configure(receiver.zone.address)
+    gm.mail.intake.dns.configure(receiver.zone.address)
     mails = [smtp_mail(f"victim{i}@{DISOWNING if i % 2 else NO_POLICY}", f"JOIN g2 {POWERS[i % 7]} forged{i}")
              for i in range(200)]
     return receiver.deliver(mails)
@@ -231,7 +232,7 @@ def test_a_forming_game_fills_with_real_players_under_a_flood_of_forged_joins(
 
 def forming_code(desk: Desk, to: str) -> str:
     (row,) = desk.mails(to=to, kind="confirm")
-    code = confirm.code_in_subject(row.subject)
+    code = confirmations.code_in_subject(row.subject)
     assert code is not None
     return code
 
@@ -333,7 +334,7 @@ def test_an_authenticated_create_is_made_whatever_was_forged_in_its_name(session
     forged = [Fetched(next(_uids), mail(boss, f"CREATE fake{i} standard pw")) for i in range(5)]
     for fetched in forged:
         ingest_batch(session_factory, [fetched], gm_address=JUDGE, trusted_masters=(boss,))
-    assert len(desk.mails(to=boss, kind="confirm")) == confirm.PENDING_PER_ADDRESS
+    assert len(desk.mails(to=boss, kind="confirm")) == confirmations.PENDING_PER_ADDRESS
     (fetched,) = mx.deliver([mx.signed(boss, "CREATE real standard gm-pw")])
     (out,) = ingest_batch(session_factory, [fetched], gm_address=JUDGE, trusted_masters=(boss,),
                           authserv_id=EMBEDDED_AUTHSERV_ID, verifier=desk.verifier)
@@ -357,17 +358,17 @@ def test_the_owners_signed_sign_on_works_under_a_guessing_flood(desk: Desk, mx: 
 
 def test_a_waiting_request_is_opened_only_with_its_code_and_the_judges_key(forming: Desk) -> None:
     forming.send(f"ann@{OLD_SCHOOL}", "JOIN g2 France correct-horse")
-    code = confirm.read_code(forming_code(forming, f"ann@{OLD_SCHOOL}"))
+    code = confirmations.read_code(forming_code(forming, f"ann@{OLD_SCHOOL}"))
     assert code is not None
     with transaction(forming.sf) as s:
         row = s.scalars(select(Confirmation)).one()
         assert row.password_hash is None and "correct-horse" not in (row.sealed_password or "")
-        assert confirm.unseal(row, code) == "correct-horse"
-        assert confirm.unseal(row, confirm.new_code()) is None  # no other code opens it
+        assert confirmations.unseal(row, code) == "correct-horse"
+        assert confirmations.unseal(row, confirmations.new_code()) is None  # no other code opens it
         key = judge_key.current()
         judge_key.use(bytes(32))  # another key: the database alone, and the code, open nothing
         try:
-            assert confirm.unseal(row, code) is None
+            assert confirmations.unseal(row, code) is None
         finally:
             judge_key.use(key)
 

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from desk import JUDGE, MASTER, Desk, address, mail
 from gm.mail import ingest as ingest_module
 from gm.mail.ingest import Fetched, ingest_batch
-from gm.mail.message import ACK_MARKER
+from gm.mail.intake.message import ACK_MARKER
 from gm.store.db import transaction
 from gm.store.models import AuthFailure, OrderRecord
 from gm.store.passwords import PasswordVerifier
@@ -114,8 +114,8 @@ def test_a_join_costs_a_password_hash_only_once_its_address_is_proven(desk: Desk
     bodies = ["JOIN nosuchgame France pw", "JOIN g1 France pw",  # no game; a game under way
               "JOIN g2 France", "JOIN", "JOIN g2 France pw"]  # too short; too short; a forming game
     raws = [mail(f"s{i}@evil.example", body) for i, body in enumerate(bodies)]
-    from gm.mail.message import command_lines, read_message
-    from gm.mail.provenance import UNPROVEN, Proof, Provenance
+    from gm.mail.intake.message import command_lines, read_message
+    from gm.mail.intake.provenance import UNPROVEN, Proof, Provenance
     messages = [read_message(raw) for raw in raws]
     signed = Provenance(Proof.AUTHENTICATED, "a test's")
     for proof, hashed_last in ((UNPROVEN, False), (signed, True)):

@@ -17,10 +17,10 @@ from PIL import Image
 from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, Desk, address
-from gm.mail import game_mail
+from gm.mail.outgoing import game_mail
 from gm.mail.commands.map import MAPS_PER_MAIL
 from gm.mail.ingest import IngestOutcome
-from gm.mail.outbox import OutboxSender, Outgoing, build_message
+from gm.mail.outgoing.outbox import OutboxSender, Outgoing, build_message
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail

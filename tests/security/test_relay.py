@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, MASTER, Desk, address, confirmation_code, mail, new_game
 from gm.mail.budget import UNPROVEN_PER_GAME
-from gm.mail.confirm import NO_SUCH_CODE, PENDING_PER_ADDRESS, code_in_subject
+from gm.mail.commands.confirmations import NO_SUCH_CODE, PENDING_PER_ADDRESS, code_in_subject
 from gm.mail.embedded import mailbox_name
 from gm.mail.ingest import IngestOutcome, ingest
-from gm.mail.reply import render_notice
+from gm.mail.outgoing.reply import render_notice
 from gm.store.db import transaction
 from gm.store.models import Confirmation, Game, OutboundMail, Player, utcnow
 from loopback import free_port, listening, stop
@@ -99,7 +99,7 @@ def test_set_address_to_a_victim_mails_it_one_fixed_text_and_moves_nothing(desk:
     ack = desk.ack(out, address("France"))  # the registered address is answered, as ever
     assert f"a code to confirm it was mailed to {VICTIM}" in ack
     # the forger's prose reaches no address but the registered one (its acknowledgement does not
-    # answer lines no order is meant by: see gm.mail.reply_text.no_order_meant)
+    # answer lines no order is meant by: see gm.mail.intake.reply_text.no_order_meant)
     assert {m.to_addr for m in desk.mails(since=before) if carried(m)} <= {address("France")}
     player = player_of(desk, "France")
     assert player is not None and player.email == address("France")

@@ -22,7 +22,7 @@ from gm.mail.commands.master.start import start_game
 from gm.mail.ingest import ingest
 from gm.scheduler import run_due
 from gm.settings import MailServer
-from gm.mail.outbox import OutboxSender
+from gm.mail.outgoing.outbox import OutboxSender
 from gm.store.db import alembic_config, make_engine, make_session_factory, state_to_json, transaction, upgrade
 from gm.store.models import InboundMail, OrderRecord, OutboundMail, Player, utcnow
 from gm.store.passwords import check_password

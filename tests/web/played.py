@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.games import add_master, create_game, current_phase, find_game
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules, with_changes
-from gm.mail.game_mail import queue_start
+from gm.mail.outgoing.game_mail import queue_start
 from gm.mail.ingest import ingest
 from gm.randomgame import RandomPlayers
 from gm.scheduler import run_due

@@ -17,6 +17,8 @@ from types import ModuleType
 
 # What the commands share lives below them (gm.mail.commands.context); named here too, where the
 # commands have always found it.
+from gm.mail.intake.message import lines_and_quotes
+from gm.mail.intake.redact import MASK
 from gm.mail.commands.context import (
     MASTERS_ONLY,
     NO_SUCH_GAME,
@@ -78,7 +80,6 @@ def master_registry() -> dict[str, ModuleType]:
     return command_modules(f"{__name__}.master", MASTER_HELP_ORDER)
 
 
-MASK = "********"
 # Command words whose last argument is a password; a line starting with a word close to one of
 # them ('SINGON', 'Sign-on') is treated as one when it is shown or stored.
 _PASSWORD_WORDS = ("SIGNON", "JOIN", "SETPASSWORD", "PASSWORD")
@@ -97,6 +98,12 @@ def password_in(line: str) -> str | None:
     if words[0].upper() == "SET":
         head += "".join(ch for ch in words[1].upper() if ch.isalpha())
     return words[-1] if difflib.get_close_matches(head, _PASSWORD_WORDS, n=1, cutoff=0.7) else None
+
+
+def passwords_in(text: str) -> set[str]:
+    """The passwords carried by the command lines of a mail's text, and by its quoted lines (a
+    player quoting an old SIGNON): give the text with its quotes, not only what the sender wrote."""
+    return {word for line in lines_and_quotes(text) if (word := password_in(line))}
 
 
 def masked(line: str) -> str:

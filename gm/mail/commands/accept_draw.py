@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gm.mail.commands import Context
-from gm.mail.draws import vote_line
+from gm.mail.commands.draws import vote_line
 
 NAME = "ACCEPT DRAW"
 USAGE = "ACCEPT DRAW"

@@ -1,7 +1,7 @@
-"""BROADCAST [GREY]  ...text...  ENDPRESS: send press to every power (see gm.mail.press)."""
+"""BROADCAST [GREY]  ...text...  ENDPRESS: send press to every power (see gm.mail.outgoing.press)."""
 from __future__ import annotations
 
-from gm.mail import press
+from gm.mail.outgoing import press
 from gm.mail.commands import Context
 
 NAME = "BROADCAST"

@@ -7,8 +7,8 @@ from gm.games import GameError, active_players, masters, variant_of
 from gm.lifecycle.draws import concede
 from gm.lifecycle.ending import final_position
 from gm.mail.commands import Context
-from gm.mail.draws import public
-from gm.mail.game_mail import queue_announcement
+from gm.mail.commands.draws import public
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "CONCEDE"

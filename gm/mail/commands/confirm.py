@@ -1,14 +1,14 @@
 """CONFIRM <code>: carry out the JOIN, SET ADDRESS, CREATE, OBSERVE or PROMOTE that waits for the
-code the judge mailed to its address (see gm.mail.confirm). Each is carried out by the command that
+code the judge mailed to its address (see gm.mail.commands.confirmations). Each is carried out by the command that
 asked for it: the one whose CONFIRMS names its kind, found in the registries, so that the
 confirmations below the commands never import them."""
 from __future__ import annotations
 
 from types import ModuleType
 
-from gm.mail import confirm
+from gm.mail.commands import confirmations
 from gm.mail.commands import Context, masked, master_registry, registry
-from gm.mail.provenance import Proof, Provenance
+from gm.mail.intake.provenance import Proof, Provenance
 from gm.store.models import utcnow
 
 NAME = "CONFIRM"
@@ -25,20 +25,20 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     if ctx.confirmations:
-        ctx.refuse_sign_on(shown, confirm.ONE_A_MAIL)
+        ctx.refuse_sign_on(shown, confirmations.ONE_A_MAIL)
         return
     ctx.confirmations += 1
-    code = confirm.read_code("".join(args))
-    found = confirm.pending(ctx.session, code) if code is not None else None
+    code = confirmations.read_code("".join(args))
+    found = confirmations.pending(ctx.session, code) if code is not None else None
     if found is None or code is None:
-        ctx.refuse_sign_on(shown, confirm.NO_SUCH_CODE)
+        ctx.refuse_sign_on(shown, confirmations.NO_SUCH_CODE)
         return
-    password = confirm.unseal(found, code)
+    password = confirmations.unseal(found, code)
     if found.sealed_password is not None and password is None:
-        ctx.refuse_sign_on(shown, confirm.SEALED_UNDER_ANOTHER_KEY)
+        ctx.refuse_sign_on(shown, confirmations.SEALED_UNDER_ANOTHER_KEY)
         return
-    kind = confirm.kind_of(found)
-    if kind != confirm.MASTER and found.address == ctx.message.sender and not ctx.authenticated:
+    kind = confirmations.kind_of(found)
+    if kind != confirmations.MASTER and found.address == ctx.message.sender and not ctx.authenticated:
         # The code proves the sender (a co-GM's is another's request: it signs on as GM alone).
         ctx.provenance = Provenance(Proof.AUTHENTICATED, "its confirmation code", ctx.dkim)
     if _carrying_out()[kind].confirmed(ctx, found, shown, password):

@@ -15,15 +15,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
-from gm.mail.auth import Failures, new_password_refused
+from gm.mail.intake.auth import Failures, new_password_refused
 from gm.mail.budget import WINDOW
-from gm.mail.message import InboundMessage
+from gm.mail.intake.message import InboundMessage
 from gm.store.models import AuditEntry, Game, GamePhase, Master, Observer, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
 if TYPE_CHECKING:
-    from gm.mail.dkim import Verdict
-    from gm.mail.provenance import Provenance
+    from gm.mail.intake.dkim import Verdict
+    from gm.mail.intake.provenance import Provenance
 
 
 SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
@@ -256,19 +256,19 @@ class Context:
     # is told the same of them whether the password was right or wrong.
     elsewhere: list[str] = field(default_factory=list)
     press_sent: int = 0  # press blocks of this mail that asked to be sent (see gm.mail.budget)
-    password_checks: int = 0  # passwords checked for this mail (see gm.mail.auth.CHECKS_PER_MAIL)
-    confirmations: int = 0  # CONFIRM lines read in this mail: one a mail (see gm.mail.confirm)
-    new_passwords: int = 0  # passwords set by this mail (see gm.mail.auth.NEW_PER_MAIL)
+    password_checks: int = 0  # passwords checked for this mail (see gm.mail.intake.auth.CHECKS_PER_MAIL)
+    confirmations: int = 0  # CONFIRM lines read in this mail: one a mail (see gm.mail.commands.confirmations)
+    new_passwords: int = 0  # passwords set by this mail (see gm.mail.intake.auth.NEW_PER_MAIL)
     # (to, subject, text, kind) to mail besides the ack: 'notice', or 'press' (PRESS, BROADCAST)
     notices: list[tuple[str, str, str, str]] = field(default_factory=list)
-    # Confirmation codes to mail (gm.mail.confirm.request): (to, subject, text, game id, whether
+    # Confirmation codes to mail (gm.mail.commands.confirmations.request): (to, subject, text, game id, whether
     # the address proved nothing), each within its budget already
     codes: list[tuple[str, str, str, int | None, bool]] = field(default_factory=list)
     # Hashes of the new passwords of this mail, made before its transaction began: a memory-hard
     # hash inside it would hold the database that long.
     prehashed: dict[str, str] = field(default_factory=dict)
     # What proves the mail's From address, or shows it forged, and what its DKIM signatures say of
-    # it (see gm.mail.provenance), found before its transaction; None: no mail at all.
+    # it (see gm.mail.intake.provenance), found before its transaction; None: no mail at all.
     provenance: Provenance | None = None
     # Set when a request of the mail was dropped past the budgets of mail to addresses that proved
     # nothing (gm.mail.budget): its sender then gets no mail at all, not even a notice.
@@ -279,13 +279,13 @@ class Context:
 
     @property
     def dkim(self) -> Verdict | None:
-        """What the mail's DKIM signatures say of its From address (see gm.mail.dkim), for mail
+        """What the mail's DKIM signatures say of its From address (see gm.mail.intake.dkim), for mail
         that signs on; None: not looked at."""
         return self.provenance.dkim if self.provenance is not None else None
 
     @property
     def authenticated(self) -> bool:
-        """Whether the mail's From address is proved by the mail itself (see gm.mail.provenance)."""
+        """Whether the mail's From address is proved by the mail itself (see gm.mail.intake.provenance)."""
         return self.provenance is not None and self.provenance.authenticated
 
     def phase(self) -> CurrentPhase | None:

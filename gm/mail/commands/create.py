@@ -1,24 +1,25 @@
 """CREATE <game> <variant> <password>: make a game and become its GM, with that GM password
 (addresses the judge trusts only). Anyone may write a trusted address on the From line: the game
-is made at once when the mail is authenticated (gm.mail.provenance), else once the address
-confirms it with the code mailed to it (see gm.mail.confirm)."""
+is made at once when the mail is authenticated (gm.mail.intake.provenance), else once the address
+confirms it with the code mailed to it (see gm.mail.commands.confirmations)."""
 from __future__ import annotations
 
 from gm.games import GAME_NAME_RULE, GameError, add_master, create_game, find_game, game_name
 from gm.lifecycle.house_rules import OPTION_KEY, rules_of
-from gm.mail import addresses, confirm
+from gm.mail.intake import addresses
+from gm.mail.commands import confirmations
 from gm.mail.commands import Context, masked
 from gm.store.models import Confirmation
 from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
 
 NAME = "CREATE"
 USAGE = "CREATE <game> <variant> <password>"
-CONFIRMS = confirm.CREATE  # the confirmations it carries out (gm.mail.commands.confirm)
+CONFIRMS = confirmations.CREATE  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; at once in "
         "DKIM-signed mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
-PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.intake.provenance)
 UNTRUSTED = ("this address may not create games: the judge's operator lists the addresses that may "
              "(trusted_masters)")
 
@@ -33,12 +34,12 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if len(args) != 3:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
-    if confirm.disowned(ctx, shown):
+    if confirmations.disowned(ctx, shown):
         return
     name, variant, password = args
     # What forged CREATEs in its name spent never refuses an authenticated one.
     why = (addresses.refusal(sender, ctx.gm_address) or _refusal(ctx, name, variant)
-           or (None if ctx.authenticated else confirm.create_refusal(ctx.session, sender)))
+           or (None if ctx.authenticated else confirmations.create_refusal(ctx.session, sender)))
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return
@@ -49,13 +50,13 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             return
         make(ctx, sender, name, variant, password_hash, shown)
         return
-    if not confirm.request(ctx, confirm.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
+    if not confirmations.request(ctx, confirmations.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
                            template="confirm_create", values={"game": name, "variant": load_variant(variant).title},
                            password=password, detail={"name": name, "variant": variant}):
-        ctx.refuse_sign_on(shown, confirm.NOT_NOW)
+        ctx.refuse_sign_on(shown, confirmations.NOT_NOW)
         return
     ctx.accept(shown, f"a code to confirm it was mailed to {sender}: game {name} ({variant}) is made, with you as its "
-                      f"GM, once the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours; the "
+                      f"GM, once the code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours; the "
                       "lines after it in that mail are GM commands)")
 
 
@@ -87,7 +88,7 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     if address not in ctx.trusted_masters:  # the operator may have taken it off the list meanwhile
         ctx.refuse_sign_on(shown, UNTRUSTED)
         return False
-    password_hash = confirm.password_hash(ctx, confirmation, shown, password)
+    password_hash = confirmations.password_hash(ctx, confirmation, shown, password)
     if password_hash is None:  # too many new passwords: the line is rejected saying so
         return False
     return make(ctx, address, detail["name"], detail["variant"], password_hash, shown)

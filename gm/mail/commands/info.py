@@ -8,7 +8,7 @@ from gm.lifecycle.house_rules import rules_of
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
 from gm.mail.commands.whogame import anonymous, game_asked
-from gm.mail.game_mail import deadline_text
+from gm.mail.outgoing.game_mail import deadline_text
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.store.models import Game, GameStatus

@@ -1,6 +1,6 @@
 """JOIN <game> <power> <password>: take a power in a game that is forming, once the sender's address
-is proven: at once when the mail is authenticated (gm.mail.provenance; a game that requires DKIM
-takes no other), else by the code mailed to it (CONFIRM; see gm.mail.confirm)."""
+is proven: at once when the mail is authenticated (gm.mail.intake.provenance; a game that requires DKIM
+takes no other), else by the code mailed to it (CONFIRM; see gm.mail.commands.confirmations)."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -8,21 +8,22 @@ from sqlalchemy import select
 from gm.engine.parse import resolve_power
 from gm.games import active_players, masters, variant_of
 from gm.lifecycle.phases import start
-from gm.mail import addresses, confirm
+from gm.mail.intake import addresses
+from gm.mail.commands import confirmations
 from gm.mail.commands import NO_SUCH_GAME, Context, masked
-from gm.mail.dkim import refusal as dkim_refusal
-from gm.mail.game_mail import queue_start
+from gm.mail.intake.dkim import refusal as dkim_refusal
+from gm.mail.outgoing.game_mail import queue_start
 from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
 
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
-CONFIRMS = confirm.JOIN  # the confirmations it carries out (gm.mail.commands.confirm)
+CONFIRMS = confirmations.JOIN  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = ("take a power in a game that is forming; the password protects your orders (at once in DKIM-signed "
         "mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
-NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.dkim)
-PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
+NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.intake.dkim)
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.intake.provenance)
 # The game option that lets one address play several powers of a game (off unless the GM sets it).
 SEVERAL_POWERS = "several_powers_per_address"
 
@@ -37,7 +38,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if game is None:
         ctx.refuse_sign_on(shown, NO_SUCH_GAME)
         return
-    if confirm.disowned(ctx, shown):
+    if confirmations.disowned(ctx, shown):
         return
     power = resolve_power(variant_of(game), " ".join(args[1:-1]))
     # Authenticated mail proves the address: the power is taken at once. A game that requires DKIM
@@ -45,7 +46,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     proven = ctx.authenticated or game.require_dkim
     # Every check that costs nothing comes first; a JOIN that waits for its code costs no hash at all.
     why = (refusal(ctx, game, power, sender) or dkim_refusal(game.name, game.require_dkim, ctx.dkim)
-           or (None if proven else confirm.join_refusal(ctx.session, sender)))
+           or (None if proven else confirmations.join_refusal(ctx.session, sender)))
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return
@@ -56,19 +57,19 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             return
         take_power(ctx, game, power, sender, password_hash, shown)
         return
-    if not confirm.request(ctx, confirm.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
+    if not confirmations.request(ctx, confirmations.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
                            template="confirm_join", values={"game": game.name, "power": power},
                            game=game, power=power, password=args[-1]):
-        ctx.refuse_sign_on(shown, confirm.NOT_NOW)
+        ctx.refuse_sign_on(shown, confirmations.NOT_NOW)
         return
     ctx.accept(shown, f"a code to confirm it was mailed to {sender}: you play {power} in {game.name} once the "
-                      f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
+                      f"code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours)")
 
 
 def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | None:
     """Why `address` may not take `power` in `game` now, or None: the game forming, the power one
     of its great powers and free, the address playing no other power of it (unless the game
-    allows that), and the address one a player may have (see gm.mail.addresses). Asked at the
+    allows that), and the address one a player may have (see gm.mail.intake.addresses). Asked at the
     JOIN and again at its CONFIRM: much may change in between."""
     why = addresses.refusal(address, ctx.gm_address)
     if why is not None:
@@ -97,7 +98,7 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
         ctx.refuse_sign_on(shown, why)
         return False
     assert game is not None and confirmation.power is not None
-    password_hash = confirm.password_hash(ctx, confirmation, shown, password)
+    password_hash = confirmations.password_hash(ctx, confirmation, shown, password)
     if password_hash is None:  # too many new passwords: the line is rejected saying so
         return False
     take_power(ctx, game, confirmation.power, confirmation.address, password_hash, shown)

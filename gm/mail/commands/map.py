@@ -12,7 +12,7 @@ from gm.lifecycle.phase_names import read_phase
 from gm.lifecycle.phases import EndPosition, position_at_end
 from gm.maps.art import has_art
 from gm.mail.commands import Context
-from gm.mail.game_mail import map_attachment, map_kind, map_palette, map_phase, reader_palette
+from gm.mail.outgoing.game_mail import map_attachment, map_kind, map_palette, map_phase, reader_palette
 from gm.store.models import Game, GameStatus
 
 NAME = "MAP"

@@ -1,5 +1,5 @@
 """OBSERVE <game>: the sender's address follows a game, at once when the mail is authenticated
-(gm.mail.provenance), else once it confirms it with the code mailed to it (see gm.mail.confirm):
+(gm.mail.intake.provenance), else once it confirms it with the code mailed to it (see gm.mail.commands.confirmations):
 the game's results mails and broadcast press, as a reader of no power, never a secret. UNOBSERVE
 stops it."""
 from __future__ import annotations
@@ -7,18 +7,18 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gm.games import active_players, variant_of
-from gm.mail import confirm
+from gm.mail.commands import confirmations
 from gm.mail.commands import NO_SUCH_GAME, Context
-from gm.mail.reply import render_notice
+from gm.mail.outgoing.reply import render_notice
 from gm.store.models import AuditEntry, Confirmation, Game, GameStatus, Observer
 
 NAME = "OBSERVE"
 USAGE = "OBSERVE <game>"
-CONFIRMS = confirm.OBSERVE  # the confirmations it carries out (gm.mail.commands.confirm)
+CONFIRMS = confirmations.OBSERVE  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = ("get a game's results and broadcast press without playing (at once in DKIM-signed mail, else once you "
         "answer the code mailed to you); UNOBSERVE stops it")
 KIND = "observer"  # the outbox kind of the mails that answer OBSERVE's CONFIRM and UNOBSERVE
-PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.provenance)
+PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.intake.provenance)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -29,7 +29,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if game is None:
         ctx.refuse_sign_on(line, NO_SUCH_GAME)
         return
-    if confirm.disowned(ctx, line):
+    if confirmations.disowned(ctx, line):
         return
     sender = ctx.message.sender
     if ctx.authenticated:  # the mail proved the address
@@ -39,16 +39,16 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         else:
             observe(ctx, game, sender, line)
         return
-    why = refusal(ctx, game, sender) or confirm.observe_refusal(ctx.session, sender)
+    why = refusal(ctx, game, sender) or confirmations.observe_refusal(ctx.session, sender)
     if why is not None:
         ctx.refuse_sign_on(line, why)
         return
-    if not confirm.request(ctx, confirm.OBSERVE, sender, subject=f"gm: confirm OBSERVE {game.name}",
+    if not confirmations.request(ctx, confirmations.OBSERVE, sender, subject=f"gm: confirm OBSERVE {game.name}",
                            template="confirm_observe", values={"game": game.name}, game=game):
-        ctx.refuse_sign_on(line, confirm.NOT_NOW)
+        ctx.refuse_sign_on(line, confirmations.NOT_NOW)
         return
     ctx.accept(line, f"a code to confirm it was mailed to {sender}: this address observes {game.name} once the "
-                     f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
+                     f"code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours)")
 
 
 def observing(ctx: Context, game: Game, address: str) -> Observer | None:

@@ -26,10 +26,10 @@ from gm.mail.commands import (
     masked,
     password_in,
 )
-from gm.mail.game_mail import deadline_text, queue_announcement
-from gm.mail.reply_text import no_order_meant
-from gm.mail.unknown_command import order_words, unknown_command, unknown_word
-from gm.mail.written import CLOCK_SKEW, Written, before, written
+from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
+from gm.mail.intake.reply_text import no_order_meant
+from gm.mail.commands.unknown_command import order_words, unknown_command, unknown_word
+from gm.mail.intake.written import CLOCK_SKEW, Written, before, written
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation, utcnow
 
 NAME = "<order>"
@@ -134,7 +134,7 @@ def too_late(ctx: Context, phase: GamePhase) -> str | None:
     """Why an order of this mail cannot go to `phase`: the mail was written before the phase
     opened, so its orders were meant for the phase before, which is adjudicated. None when it may.
     What the judge knows decides first (the mail of its own the mail answers, the phase it names:
-    gm.mail.written), the Date header only where that tells nothing, to the second; a mail without
+    gm.mail.intake.written), the Date header only where that tells nothing, to the second; a mail without
     a Date counts as written now."""
     dated = ctx.message.date
     if dated is None or phase.seq <= 1 or not before(dated, phase.opened_at):
@@ -153,7 +153,7 @@ def too_late(ctx: Context, phase: GamePhase) -> str | None:
 
 
 def _written(ctx: Context, game: Game) -> Written:
-    """gm.mail.written.written, once a mail and game: too_late asks for each order line."""
+    """gm.mail.intake.written.written, once a mail and game: too_late asks for each order line."""
     cache = ctx.session.info.setdefault(_WRITTEN, {})
     key = (id(ctx.message), game.id)
     found = cache.get(key)
@@ -164,7 +164,7 @@ def _written(ctx: Context, game: Game) -> Written:
     return found[1]
 
 
-_WRITTEN = "gm.written"  # session.info: what gm.mail.written found of the mails read in the session
+_WRITTEN = "gm.written"  # session.info: what gm.mail.intake.written found of the mails read in the session
 
 
 def unit_key(order: Order, turn: bool = False) -> str:

@@ -1,9 +1,9 @@
 """PRESS TO <power>[,<power>...] [GREY]  ...text...  ENDPRESS: send press to those powers: the lines
 up to ENDPRESS, relayed without your address; PRESS TO GM: to the game's GM only, always allowed
-(see gm.mail.press)."""
+(see gm.mail.outgoing.press)."""
 from __future__ import annotations
 
-from gm.mail import press
+from gm.mail.outgoing import press
 from gm.mail.commands import Context
 
 NAME = "PRESS"

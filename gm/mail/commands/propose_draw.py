@@ -6,7 +6,7 @@ from __future__ import annotations
 from gm.games import GameError
 from gm.lifecycle.draws import propose
 from gm.mail.commands import Context
-from gm.mail.draws import ask, between, drawn, public
+from gm.mail.commands.draws import ask, between, drawn, public
 from gm.store.models import utcnow
 
 NAME = "PROPOSE DRAW"

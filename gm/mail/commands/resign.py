@@ -11,7 +11,7 @@ from gm.games import GameError, masters, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.players import eject
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text, queue_announcement
+from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
 from gm.store.models import AuditEntry, Game, GameStatus, Player, utcnow
 
 NAME = "RESIGN"

@@ -8,8 +8,8 @@ from gm.games import variant_of
 from gm.lifecycle.phase_names import find_phase, read_phase
 from gm.lifecycle.phases import position
 from gm.mail.commands import Context
-from gm.mail.game_mail import results_text
-from gm.mail.reply import without_heading
+from gm.mail.outgoing.game_mail import results_text
+from gm.mail.outgoing.reply import without_heading
 from gm.store.models import GamePhase
 
 NAME = "RESULTS"

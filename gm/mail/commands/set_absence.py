@@ -10,7 +10,7 @@ from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import move_deadline
 from gm.mail.commands import Context
 from gm.games import masters
-from gm.mail.game_mail import deadline_text, queue_deadline_moved
+from gm.mail.outgoing.game_mail import deadline_text, queue_deadline_moved
 from gm.store.models import AuditEntry, GameStatus, utcnow
 
 NAME = "SET ABSENCE"

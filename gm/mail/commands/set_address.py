@@ -1,17 +1,17 @@
 """SET ADDRESS <address>: where the judge sends your power's mail from now on, once the new address
-confirms it with the code mailed to it (see gm.mail.confirm): a player cannot send the judge's
+confirms it with the code mailed to it (see gm.mail.commands.confirmations): a player cannot send the judge's
 mail, with their text in it, to an address that never asked for it."""
 from __future__ import annotations
 
-from gm.mail import confirm
-from gm.mail.addresses import AddressError, player_address
+from gm.mail.commands import confirmations
+from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.commands import Context
-from gm.mail.reply import render_notice
+from gm.mail.outgoing.reply import render_notice
 from gm.store.models import Confirmation, Game, Player
 
 NAME = "SET ADDRESS"
 USAGE = "SET ADDRESS <mail address>"
-CONFIRMS = confirm.ADDRESS  # the confirmations it carries out (gm.mail.commands.confirm)
+CONFIRMS = confirmations.ADDRESS  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = "change the address results are sent to (after SIGNON; a code comes to the new address to confirm it)"
 
 
@@ -27,15 +27,15 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if address == player.email:
         ctx.accept(line, f"mail for {player.power} goes to {address} already")
         return
-    why = confirm.address_refusal(ctx.session, player)
+    why = confirmations.address_refusal(ctx.session, player)
     if why is not None:
         ctx.reject(line, why)
         return
-    confirm.request(ctx, confirm.ADDRESS, address, subject=f"gm: confirm the address of {player.power} in {game.name}",
+    confirmations.request(ctx, confirmations.ADDRESS, address, subject=f"gm: confirm the address of {player.power} in {game.name}",
                     template="confirm_address", values={"game": game.name, "power": player.power}, player=player,
                     vouched=True)  # the player, signed on with their password, answers for it
     ctx.accept(line, f"a code to confirm it was mailed to {address}: mail for {player.power} moves there once "
-                     f"the code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours); "
+                     f"the code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours); "
                      f"until then it goes to {player.email}")
 
 

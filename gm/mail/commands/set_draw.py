@@ -7,7 +7,7 @@ from gm.games import GameError, variant_of
 from gm.lifecycle.draws import read_powers
 from gm.mail.commands import Context
 from gm.mail.commands.propose_draw import proposal
-from gm.mail.draws import between, current_draw, vote_line
+from gm.mail.commands.draws import between, current_draw, vote_line
 
 NAME = "SET DRAW"
 USAGE = "SET DRAW [<power> <power> ...]"

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from gm.engine.parse import resolve_power
 from gm.games import active_masters, variant_of
-from gm.mail.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
+from gm.mail.intake.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
 from gm.mail.commands.master.replace import replaced
 from gm.mail.commands.resign import resigned
-from gm.mail.dkim import refusal as dkim_refusal
+from gm.mail.intake.dkim import refusal as dkim_refusal
 from gm.store.models import Game, Master, Player
 from gm.store.passwords import hash_password, needs_rehash
 
@@ -16,7 +16,7 @@ USAGE = ("SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game
          "a GM: SIGNON MASTER <game> <password>)")
 HELP = "sign on to a game as a power (or as its GM); the lines after it act for that power"
 TAKES_PASSWORD = True
-NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.dkim)
+NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.intake.dkim)
 NOBODY = "(nobody)"  # the owner of lines no address is shown (a wrong GM password from a stranger)
 
 

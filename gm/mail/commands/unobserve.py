@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gm.mail.commands import NO_SUCH_GAME, Context
 from gm.mail.commands.observe import KIND, audit, observing
-from gm.mail.reply import render_notice
+from gm.mail.outgoing.reply import render_notice
 from gm.store.models import utcnow
 
 NAME = "UNOBSERVE"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gm.lifecycle.house_rules import rules_of
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text
+from gm.mail.outgoing.game_mail import deadline_text
 
 NAME = "WAIT"
 ALIASES = ("SET WAIT",)  # njudge's spelling

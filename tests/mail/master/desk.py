@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import add_master, create_game, current_phase, find_game
 from gm.lifecycle import phases
-from gm.mail.confirm import code_in_subject
+from gm.mail.commands.confirmations import code_in_subject
 from gm.mail.ingest import IngestOutcome, ingest
 from gm.store.db import transaction
 from gm.store.models import AuditEntry, Game, OutboundMail, Player, utcnow

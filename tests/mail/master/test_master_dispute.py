@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from desk import JUDGE, MASTER, Desk, password_hash
 from gm.games import add_master, create_game, current_phase, find_game
 from gm.lifecycle import phases
-from gm.mail.game_mail import queue_start
+from gm.mail.outgoing.game_mail import queue_start
 from gm.randomgame import RandomPlayers
 from gm.scheduler import run_due
 from gm.store.db import transaction

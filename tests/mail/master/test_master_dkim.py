@@ -16,9 +16,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import current_phase
-from gm.mail import dkim as dkim_check
+from gm.mail.intake import dkim as dkim_check
 from gm.mail.commands.master import run_as_operator
-from gm.mail.dkim import Verdict
+from gm.mail.intake.dkim import Verdict
 from gm.mail.ingest import Fetched, IngestOutcome, ingest, ingest_batch
 from gm.store.db import transaction
 from gm.store.models import AuthFailure, OrderRecord

@@ -10,8 +10,8 @@ from desk import JUDGE, MASTER, STANDARD, Desk, address, confirmation_code, mail
 from gm.games import current_phase, find_game, masters
 from gm.lifecycle.house_rules import OPTION_KEY
 from gm.mail.ingest import Fetched, IngestOutcome, _prehash, ingest
-from gm.mail.message import command_lines, read_message
-from gm.mail.provenance import UNPROVEN, Proof, Provenance
+from gm.mail.intake.message import command_lines, read_message
+from gm.mail.intake.provenance import UNPROVEN, Proof, Provenance
 from gm.store.db import state_from_json, state_to_json, transaction
 from gm.store.models import Game, InboundMail, Master
 from gm.store.passwords import check_password

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import current_phase
-from gm.mail import press
+from gm.mail.outgoing import press
 from gm.mail.commands.master import run_as_operator
 from gm.store.db import transaction
 from gm.store.models import GameStatus, OrderRecord, OutboundMail

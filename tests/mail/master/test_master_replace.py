@@ -1,5 +1,5 @@
 """REPLACE by mail: the addresses it takes are those a player may JOIN from (one rule, in
-gm.mail.addresses), and the new player's welcome holds what they need to play at once."""
+gm.mail.intake.addresses), and the new player's welcome holds what they need to play at once."""
 from __future__ import annotations
 
 import re
@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, STANDARD, Desk, address, new_game
 
-from gm.mail.addresses import AddressError, player_address
+from gm.mail.intake.addresses import AddressError, player_address
 from gm.store.db import transaction
 from gm.store.models import AuthFailure, Confirmation, OrderRecord, Player
 

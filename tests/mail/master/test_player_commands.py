@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.games import current_phase, masters
-from gm.mail.game_mail import queue_progress
+from gm.mail.outgoing.game_mail import queue_progress
 from gm.store.db import transaction
 from gm.store.models import GameStatus, Observer, OutboundMail, Player, utcnow
 

@@ -2,7 +2,7 @@
 is answered as an unknown command, with the nearest command names or HELP: a red team found it
 answered as an order naming an unknown province. Order words alone keep their order errors, and
 one-word prose ('Cheers', a name signing the mail) stays unanswered, as every line no order is
-meant by (gm.mail.reply_text.no_order_meant)."""
+meant by (gm.mail.intake.reply_text.no_order_meant)."""
 from __future__ import annotations
 
 import re

@@ -13,10 +13,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, MASTER, STANDARD, Desk, address, new_game
 
-from gm.mail.game_mail import draw_planned, plan_attachments
-from gm.mail.message import ACK_MARKER, command_lines
-from gm.mail.outbox import OutboxSender
-from gm.mail.reply import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING
+from gm.mail.outgoing.game_mail import draw_planned, plan_attachments
+from gm.mail.intake.message import ACK_MARKER, command_lines
+from gm.mail.outgoing.outbox import OutboxSender
+from gm.mail.outgoing.reply import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail, utcnow

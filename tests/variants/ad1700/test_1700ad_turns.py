@@ -306,7 +306,7 @@ def test_the_case_report_says_a_move_waited() -> None:
 
 def test_the_results_mail_says_what_the_whole_turn_comparison_did() -> None:
     from gm.lifecycle.report import build_report
-    from gm.mail import game_mail
+    from gm.mail.outgoing import game_mail
     from gm.store.models import Game
 
     case = run("ad.whole.1")

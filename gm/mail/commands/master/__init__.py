@@ -10,8 +10,8 @@ from gm.games import current_phase
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.overview import columns, orders_on_file, powers_at_a_glance
 from gm.mail.commands import Context, Lookups, command_for, orders
-from gm.mail.game_mail import deadline_text, one_notice_each
-from gm.mail.message import InboundMessage
+from gm.mail.outgoing.game_mail import deadline_text, one_notice_each
+from gm.mail.intake.message import InboundMessage
 from gm.store.models import Game, Master, OutboundMail
 from gm.store.passwords import PasswordVerifier
 

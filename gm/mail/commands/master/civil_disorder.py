@@ -4,7 +4,7 @@ from __future__ import annotations
 from gm.games import GameError, variant_of
 from gm.lifecycle.players import declare_civil_disorder, great_power
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "CIVIL DISORDER"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gm.games import active_masters
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "DEMOTE"

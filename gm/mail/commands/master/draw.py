@@ -5,8 +5,8 @@ from __future__ import annotations
 from gm.games import GameError, active_players
 from gm.lifecycle.draws import propose_draw
 from gm.mail.commands import Context
-from gm.mail.draws import ask, between
-from gm.mail.game_mail import queue_announcement
+from gm.mail.commands.draws import ask, between
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "DRAW"

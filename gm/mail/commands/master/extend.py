@@ -6,7 +6,7 @@ from gm.lifecycle.house_rules import HouseRuleError, parse_duration, rules_of, s
 from gm.lifecycle.timing import extend
 from gm.mail.commands import Context
 from gm.mail.commands.master.set_deadline import announce_deadline
-from gm.mail.game_mail import deadline_text
+from gm.mail.outgoing.game_mail import deadline_text
 from gm.store.models import utcnow
 
 NAME = "EXTEND"

@@ -7,7 +7,7 @@ from gm.lifecycle import phases
 from gm.lifecycle.timing import under_way
 from gm.mail.commands import Context
 from gm.mail.commands.master import OPERATOR
-from gm.mail.game_mail import preview_mail, queue_preview
+from gm.mail.outgoing.game_mail import preview_mail, queue_preview
 from gm.store.models import utcnow
 
 NAME = "PREVIEW"

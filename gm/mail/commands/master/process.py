@@ -11,7 +11,7 @@ from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import read_phase
 from gm.lifecycle.timing import end_rollback_pause, under_way
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text, queue_progress
+from gm.mail.outgoing.game_mail import deadline_text, queue_progress
 from gm.store.models import utcnow
 
 NAME = "PROCESS"

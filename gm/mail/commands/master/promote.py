@@ -1,5 +1,5 @@
 """PROMOTE <address> (also ADD MASTER <address>): a co-GM for the game. The address is a GM once
-it confirms with the code mailed to it (see gm.mail.confirm): nobody is made a GM, nor mailed the
+it confirms with the code mailed to it (see gm.mail.commands.confirmations): nobody is made a GM, nor mailed the
 game's secrets, without asking. Its GM password it sets itself, as the first GM does: SET PASSWORD
 after the CONFIRM line, in the same mail. A GM gets a copy of every results mail, secrets and all."""
 from __future__ import annotations
@@ -7,17 +7,17 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gm.games import active_masters, active_players, add_master
-from gm.mail import confirm
-from gm.mail.addresses import AddressError, player_address
+from gm.mail.commands import confirmations
+from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.commands import NO_SUCH_GAME, Context
 from gm.store.models import Confirmation, Game, GameStatus
 
 NAME = "PROMOTE"
 ALIASES = ("ADD MASTER",)
 USAGE = "PROMOTE <address>   (also ADD MASTER <address>)"
-CONFIRMS = confirm.MASTER  # the confirmations it carries out (gm.mail.commands.confirm)
+CONFIRMS = confirmations.MASTER  # the confirmations it carries out (gm.mail.commands.confirm)
 HELP = "make an address a co-GM of the game, once it confirms with the code mailed to it (DEMOTE undoes it)"
-# A GM's confirmation is a JOIN of the game as its GM: the detail says so (see gm.mail.confirm).
+# A GM's confirmation is a JOIN of the game as its GM: the detail says so (see gm.mail.commands.confirmations).
 AS_GM = {"as": "GM"}
 
 
@@ -33,16 +33,16 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     except AddressError as e:
         ctx.reject(line, f"{e}; usage: {USAGE}")
         return
-    why = refusal(ctx, game, address) or confirm.join_refusal(ctx.session, address)
+    why = refusal(ctx, game, address) or confirmations.join_refusal(ctx.session, address)
     if why is not None:
         ctx.reject(line, why)
         return
-    confirm.request(ctx, confirm.JOIN, address, subject=f"gm: confirm you are a GM of {game.name}",
+    confirmations.request(ctx, confirmations.JOIN, address, subject=f"gm: confirm you are a GM of {game.name}",
                     template="confirm_master", values={"game": game.name}, game=game, detail=AS_GM,
                     vouched=True)  # the GM, signed on with their password, answers for it
     ctx.audit("promote", {"master": address})
     ctx.accept(line, f"a code to confirm it was mailed to {address}: that address is a GM of {game.name} once the "
-                     f"code comes back (CONFIRM <code>, within {confirm.LIFETIME_HOURS} hours)")
+                     f"code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours)")
 
 
 def refusal(ctx: Context, game: Game, address: str) -> str | None:

@@ -5,7 +5,7 @@ from gm.games import GameError
 from gm.lifecycle.edits import unissued_edits
 from gm.lifecycle.timing import under_way
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_correction
+from gm.mail.outgoing.game_mail import queue_correction
 from gm.store.models import utcnow
 
 NAME = "REISSUE"

@@ -14,10 +14,10 @@ from gm.games import GameError, active_players, current_phase, masters, variant_
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import missing, owed_table, position
 from gm.lifecycle.players import great_power, replace
-from gm.mail.addresses import AddressError, player_address
+from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.game_mail import (
+from gm.mail.outgoing.game_mail import (
     deadline_text,
     map_attachment,
     queue_announcement,
@@ -25,7 +25,7 @@ from gm.mail.game_mail import (
     results_text,
     thread_id,
 )
-from gm.mail.reply import render_notice
+from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password

@@ -8,7 +8,7 @@ from gm.lifecycle.house_rules import rules_of, show
 from gm.lifecycle.timing import resume
 from gm.mail.commands import Context
 from gm.mail.commands.master.set_deadline import announce_deadline
-from gm.mail.game_mail import deadline_text
+from gm.mail.outgoing.game_mail import deadline_text
 from gm.store.models import utcnow
 
 NAME = "RESUME"

@@ -8,7 +8,7 @@ from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import read_phase
 from gm.lifecycle.rollback import ACTION, RolledBack, roll_back, target
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text, queue_announcement
+from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
 from gm.store.models import utcnow
 
 NAME = "ROLLBACK"

@@ -11,7 +11,7 @@ from gm.lifecycle.timing import end_rollback_pause
 from gm.mail.commands import Context
 from gm.mail.commands.master.process import where_now
 from gm.mail.commands.orders import unit_key
-from gm.mail.game_mail import queue_progress
+from gm.mail.outgoing.game_mail import queue_progress
 from gm.store.models import utcnow
 
 NAME = "ROLLFORWARD"

@@ -7,7 +7,7 @@ from gm.games import GameError, masters
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.timing import read_when, set_deadline
 from gm.mail.commands import Context
-from gm.mail.game_mail import deadline_text, queue_deadline_moved
+from gm.mail.outgoing.game_mail import deadline_text, queue_deadline_moved
 from gm.store.models import utcnow
 
 NAME = "SET DEADLINE"

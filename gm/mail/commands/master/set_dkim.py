@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from gm.mail.commands import Context
-from gm.mail.dkim import Verdict
-from gm.mail.game_mail import queue_announcement
+from gm.mail.intake.dkim import Verdict
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "SET DKIM"

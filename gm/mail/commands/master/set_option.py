@@ -10,7 +10,7 @@ from gm.lifecycle.timing import change_rules, set_options
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
 from gm.mail.commands.whogame import ANONYMOUS
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.maps.render import PALETTES
 from gm.store.models import GameStatus, utcnow
 

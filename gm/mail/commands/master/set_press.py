@@ -2,9 +2,9 @@
 none (the GM may always send press)."""
 from __future__ import annotations
 
-from gm.mail import press
+from gm.mail.outgoing import press
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import GameStatus, utcnow
 
 NAME = "SET PRESS"

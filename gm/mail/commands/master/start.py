@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 from gm.games import CurrentPhase, GameError, masters
 from gm.lifecycle.ending import start_now
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_start
+from gm.mail.outgoing.game_mail import queue_start
 from gm.store.models import Game, utcnow
 
 NAME = "START"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from gm.games import GameError, variant_of
 from gm.lifecycle.ending import final_position, terminate
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "TERMINATE"

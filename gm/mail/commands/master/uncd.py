@@ -6,7 +6,7 @@ from __future__ import annotations
 from gm.games import GameError
 from gm.lifecycle.players import great_power, undo_civil_disorder
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 NAME = "UNCD"

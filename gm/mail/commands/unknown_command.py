@@ -80,7 +80,7 @@ def unknown_word(line: str, names: list[str]) -> str | None:
     """The answer to a line of one word that is no command and no word an order starts with in
     any variant ('FROBNICATE', 'XYZZY'): as an order it could only name an unknown province, which
     tells a player nothing; None for any other line. Prose of one word ('Cheers', a name signing
-    the mail) is for the caller to leave unanswered first (gm.mail.reply_text.no_order_meant)."""
+    the mail) is for the caller to leave unanswered first (gm.mail.intake.reply_text.no_order_meant)."""
     words = line.split()
     if len(words) != 1:
         return None

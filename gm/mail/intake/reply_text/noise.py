@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from gm.mail.reply_text.common import order_shaped
-from gm.mail.reply_text.separators import is_rule
+from gm.mail.intake.reply_text.common import order_shaped
+from gm.mail.intake.reply_text.separators import is_rule
 
 _BANNER = re.compile(
     r"^\W{0,3}(external|extern|ext|externe|externo|esterno|externí|zewnętrzn\w*|ulkoinen|külső|harici|"

@@ -10,7 +10,7 @@ from gm.lifecycle.draws import Draw, Vote, open_draw, vote
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.ending import final_position
 from gm.mail.commands import Context
-from gm.mail.game_mail import queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
 

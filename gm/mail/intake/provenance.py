@@ -9,7 +9,7 @@ kinds:
   set-up the embedded server's own, which removes any header claiming its name before writing its
   own): every header below it may have been written by the sender. A server that writes several
   headers has only its topmost read.
-* **A DKIM signature by the From domain, verified by the judge itself** (gm.mail.dkim), for the mail
+* **A DKIM signature by the From domain, verified by the judge itself** (gm.mail.intake.dkim), for the mail
   that asks for something (see gm.mail.ingest). This needs no receiving server of the operator's:
   it is what a provider's mailbox, or any set-up without a trusted verdict, relies on. SPF cannot
   be checked here: it needs the address the mail came from, which only the receiving server saw.
@@ -32,7 +32,7 @@ from email.policy import compat32
 
 import authres
 
-from gm.mail import dkim
+from gm.mail.intake import dkim
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
-from gm.mail.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
+from gm.mail.outgoing.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
 from gm.view.results import deadline_text, order_entry, phase_words, season_year, section

@@ -43,9 +43,9 @@ from sqlalchemy import bindparam, case, exists, func, select, tuple_, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
-from gm.mail import mail_log
-from gm.mail.inbox import Backoff
-from gm.mail.maps_left_out import without_missing_maps
+from gm.mail.outgoing import mail_log
+from gm.mail.backoff import Backoff
+from gm.mail.outgoing.maps_left_out import without_missing_maps
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
@@ -87,7 +87,7 @@ class Outgoing:
     # The judge's own mail about a game (results, reminders), which answers no one's mail: it is
     # 'auto-generated' even though it is threaded.
     generated: bool = False
-    about: str = ""  # its kind, game and the recipient's role, for its log line (gm.mail.mail_log)
+    about: str = ""  # its kind, game and the recipient's role, for its log line (gm.mail.outgoing.mail_log)
     kind: str = ""  # the row's: 'ack', 'results', ...
 
     @classmethod
@@ -99,7 +99,7 @@ class Outgoing:
         once the session's transaction is over."""
         attachments, text, html = row.attachments, row.body_text, row.body_html
         if session is not None:
-            from gm.mail.game_mail import draw_attachments, plan_attachments  # the results mail's module
+            from gm.mail.outgoing.game_mail import draw_attachments, plan_attachments  # the results mail's module
 
             attachments = (draw_attachments(session, attachments, drawn) if draw else
                            plan_attachments(session, attachments, {} if drawn is None else drawn, plans))
@@ -122,8 +122,8 @@ class Outgoing:
 
     def drawn(self, drawn: dict[Any, str | None]) -> Outgoing:
         """This mail with the maps planned by of(..., draw=False) drawn (and its words without
-        those that could not be: gm.mail.maps_left_out)."""
-        from gm.mail.game_mail import draw_planned
+        those that could not be: gm.mail.outgoing.maps_left_out)."""
+        from gm.mail.outgoing.game_mail import draw_planned
 
         attachments = draw_planned(self.attachments, drawn)
         text, html = without_missing_maps(self.attachments, attachments, self.body_text, self.body_html)
@@ -313,7 +313,7 @@ class OutboxSender:
         self.ssl_context = ssl_context
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
-        # The maps drawn last (gm.mail.game_mail.draw_attachments), kept for the rows that name them
+        # The maps drawn last (gm.mail.outgoing.game_mail.draw_attachments), kept for the rows that name them
         # too: every reader of a results mail, every address of an acknowledgement with a MAP. Only
         # _claim uses it, one call at a time.
         self.drawn_maps: dict[Any, str | None] = {}

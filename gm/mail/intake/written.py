@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gm.mail.game_mail import phase_words
-from gm.mail.message import InboundMessage
+from gm.view.results import phase_words
+from gm.mail.intake.message import InboundMessage
 from gm.store.models import Game, GamePhase, OutboundMail
 
 # How slow a sender's clock may run, for a mail that answers no mail of the judge's: a mail dated

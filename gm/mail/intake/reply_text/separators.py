@@ -3,13 +3,13 @@
 by Name/Org on <date> -----", in each language and decorated or not ('*-------- Original Message
 --------*', '**-----Ursprüngliche Nachricht-----**', rules of '=', '_', '~' or box-drawing
 characters); and bare rules ('________________________________', '───────'), which end the text
-only above a header block, an attribution or a mailing list's footer (see gm.mail.reply_text).
+only above a header block, an attribution or a mailing list's footer (see gm.mail.intake.reply_text).
 """
 from __future__ import annotations
 
 import re
 
-from gm.mail.reply_text.common import words
+from gm.mail.intake.reply_text.common import words
 
 # The characters rules are drawn with: hyphens, equals signs, underscores, tildes, dashes and
 # box-drawing lines (what some programs make of an <hr> in plain text).

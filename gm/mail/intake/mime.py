@@ -3,7 +3,7 @@
 Bytes to text whatever the charset (`decode_bytes`), text cleaned of invisible and control
 characters (`clean`), a raw header's value, and the body a person typed: the text/plain part, else
 the text/html part turned into lines of text (blockquotes as '> ' lines), attachments and
-forwarded messages left out. gm.mail.message reads the headers' meaning; gm.mail.reply_text finds
+forwarded messages left out. gm.mail.intake.message reads the headers' meaning; gm.mail.intake.reply_text finds
 what the sender newly wrote in the body.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One inbound mail, raw bytes in, what the judge needs out: pure (no I/O), and never raising.
 
-`read_message` finds the body a person typed and decodes it (gm.mail.mime), keeps only the text
-the sender newly wrote (gm.mail.reply_text: quoted replies, attributions, Outlook header blocks,
+`read_message` finds the body a person typed and decodes it (gm.mail.intake.mime), keeps only the text
+the sender newly wrote (gm.mail.intake.reply_text: quoted replies, attributions, Outlook header blocks,
 forwarded messages, mobile footers, signatures, banners and disclaimers and pasted
 acknowledgements of the judge are dropped), and reads the headers: who sent it, what it answers,
 and why it must not be answered: never (auto-replies, bounces), or only if it signs on (list or
@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from email.message import Message
 from typing import TypeVar
 
-# What other modules of gm.mail use of the MIME side (gm.mail.redact), importable from here too.
-from gm.mail.mime import (  # noqa: F401
+# What other modules of gm.mail use of the MIME side (gm.mail.intake.redact), importable from here too.
+from gm.mail.intake.mime import (  # noqa: F401
     _META_CHARSET,
     _SURROGATE,
     _HTMLText,
@@ -37,11 +37,11 @@ from gm.mail.mime import (  # noqa: F401
     _payload_bytes,
     _unstructured,
 )
-from gm.mail.reply_text import new_text, no_order_meant  # noqa: F401
-from gm.mail.reply_text.quotes import QUOTED as _QUOTED  # noqa: F401
+from gm.mail.intake.reply_text import new_text, no_order_meant  # noqa: F401
+from gm.mail.intake.reply_text.quotes import QUOTED as _QUOTED
 
 ACK_MARKER = "=== gm acknowledgement ==="
-"""The judge's acknowledgement's first line (gm.mail.reply has the others'); a pasted one ends a text."""
+"""The judge's acknowledgement's first line (gm.mail.outgoing.reply has the others'); a pasted one ends a text."""
 
 MAX_ADDRESS = 254  # the longest address SMTP can deliver to (RFC 5321's 256-octet path, less '<>')
 MAX_MESSAGE_ID = 250  # longer Message-IDs are kept as a hash: no mail program writes one
@@ -70,7 +70,7 @@ class InboundMessage:
     # opened is too late for it); None when there is none or it cannot be read.
     date: datetime | None = None
     # The whole body as read, quotes and all: where to look for passwords to take out of the mail
-    # before it is stored (see gm.mail.redact).
+    # before it is stored (see gm.mail.intake.redact).
     body: str = field(default="", compare=False, repr=False)
 
 
@@ -109,6 +109,19 @@ def command_lines(text: str) -> list[str]:
     of a read message), non-empty, stripped, in order."""
     try:
         return [line.strip() for line in new_text(_clean(str(text))).split("\n") if line.strip()]
+    except Exception:
+        return []
+
+
+_QUOTE_MARKS = re.compile(r"^[\s>|]+")
+
+
+def lines_and_quotes(text: str) -> list[str]:
+    """command_lines(text) and then the lines `text` quotes, their quote marks dropped: where a
+    password may stand (a player quoting an old SIGNON)."""
+    try:
+        return command_lines(text) + [_QUOTE_MARKS.sub("", line).strip() for line in _clean(str(text)).split("\n")
+                                      if _QUOTED.match(line)]
     except Exception:
         return []
 

@@ -3,7 +3,7 @@ from, the one a GM gives in REPLACE or PROMOTE, a player's SET ADDRESS and a CRE
 
 An address passes when the judge can mail it and read its answers: one well-formed address
 (a display name around it is dropped), not the judge's own, and not one whose mail the judge
-takes for a machine's (mailer-daemon, no-reply: see gm.mail.message), which it never reads.
+takes for a machine's (mailer-daemon, no-reply: see gm.mail.intake.message), which it never reads.
 Reserved names for test and private networks (players.test) pass, as a JOIN from them does;
 names that can never be mailed (.invalid, .localhost, a bare host name, an IP address) do not."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from email.utils import parseaddr
 
 from email_validator import EmailNotValidError, validate_email
 
-from gm.mail.message import machine_address
+from gm.mail.intake.message import machine_address
 
 
 class AddressError(ValueError):

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from gm.games import major_powers, masters, observers, variant_of
 from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
 from gm.mail.commands.context import Block, Context
-from gm.mail.reply import PRESS_HEADING, render
+from gm.mail.outgoing.reply import PRESS_HEADING, render
 from gm.store.models import AuditEntry, Game, GameStatus, utcnow
 from gm.view.press import KINDS, OPTION, describe, press_kind  # noqa: F401 - the commands' names for them
 

@@ -8,7 +8,7 @@ from functools import cache
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from gm.mail.commands.context import LineResult
-from gm.mail.message import ACK_MARKER
+from gm.mail.intake.message import ACK_MARKER
 from gm.view.templates import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING, templates_dir  # noqa: F401 - and for mail
 
 
@@ -32,7 +32,7 @@ class PowerStatus:
 
 # The first line of every mail the judge sends says what it is (gm.view.templates). Only an answer
 # to the reader's own mail is headed as an acknowledgement; a pasted copy of any heading ends a
-# player's text (see gm.mail.message, which knows them by their form: '=== gm <word> ===').
+# player's text (see gm.mail.intake.message, which knows them by their form: '=== gm <word> ===').
 # The notices that answer the reader's own mail (a code for the JOIN, CREATE or OBSERVE it sent, ...).
 _ANSWERS = frozenset({"stranger", "failed", "paused", "confirm_join", "confirm_create", "confirm_observe", "observer"})
 

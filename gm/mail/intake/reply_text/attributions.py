@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gm.mail.reply_text.quotes import is_quoted
+from gm.mail.intake.reply_text.quotes import is_quoted
 
 # Attributions: "On <date>, <someone> wrote:" in many languages and word orders. The verb...
 _WROTE = re.compile(

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from gm.mail.mime import MAX_TEXT
-from gm.mail.reply_text.attributions import attribution
-from gm.mail.reply_text.footers import footer
-from gm.mail.reply_text.header_blocks import header_block
-from gm.mail.reply_text.noise import ends_at_list_footer, no_order_meant, skip_noise, without_contact_block
-from gm.mail.reply_text.quotes import is_quoted
-from gm.mail.reply_text.separators import is_rule, is_separator
+from gm.mail.intake.mime import MAX_TEXT
+from gm.mail.intake.reply_text.attributions import attribution
+from gm.mail.intake.reply_text.footers import footer
+from gm.mail.intake.reply_text.header_blocks import header_block
+from gm.mail.intake.reply_text.noise import ends_at_list_footer, no_order_meant, skip_noise, without_contact_block
+from gm.mail.intake.reply_text.quotes import is_quoted
+from gm.mail.intake.reply_text.separators import is_rule, is_separator
 
 __all__ = ["new_text", "no_order_meant"]
 

@@ -19,28 +19,24 @@ from collections.abc import Collection
 from email.generator import BytesGenerator
 from email.message import Message
 
-from gm.mail.commands import MASK, password_in
-from gm.mail.message import (
+from gm.mail.intake.message import (
     _META_CHARSET,
-    _QUOTED,
     _SURROGATE,
     _as_bytes,
-    _clean,
     _codec,
     _content_type,
     _decode_bytes,
     _param,
     _payload_bytes,
     _unstructured,
-    command_lines,
 )
 
+MASK = "********"  # what a password is replaced by, wherever it is kept or shown
 NOT_KEPT = "gm did not keep the body of this mail, so as not to keep a password it may carry.\n"
 
 # Headers that give a mail its MIME structure: never masked (a password 'plain' must not break
 # 'text/plain'), and written anew when only the headers are kept.
 _STRUCTURAL = frozenset(("content-type", "content-transfer-encoding", "mime-version"))
-_QUOTE_MARKS = re.compile(r"^[\s>|]+")
 _PLAIN_CTES = ("", "7bit", "8bit", "binary")
 
 
@@ -62,18 +58,6 @@ def redact(raw: bytes, passwords: Collection[str]) -> bytes:
     except Exception:
         pass
     return _headers_only(data, pattern)
-
-
-def passwords_in(text: str) -> set[str]:
-    """The passwords carried by the command lines of a mail's text, and by its quoted lines (a
-    player quoting an old SIGNON): give the text with its quotes, not only what the sender wrote."""
-    try:
-        lines = command_lines(text)
-        lines += [_QUOTE_MARKS.sub("", line) for line in _clean(str(text)).split("\n")
-                  if _QUOTED.match(line)]
-        return {word for line in lines if (word := password_in(line.strip()))}
-    except Exception:
-        return set()
 
 
 def _pattern(passwords: Collection[str]) -> re.Pattern[str] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from gm.mail.reply_text.common import words
+from gm.mail.intake.reply_text.common import words
 
 _FROM = words(
     "from", "von", "de", "de la", "van", "da", "från", "fra", "od", "от", "від", "lähettäjä",

@@ -8,7 +8,7 @@ reader a mail of a few hundred kilobytes built and handed to SMTP. So `OutboxPro
 pipe each when the inbox has queued replies, and restarts a child that died. A child ends when it
 reads end-of-file on its pipe, so it never outlives the service, even one killed outright.
 Everything the senders share is in the database, where each claims the rows it sends as several
-servers' senders do (gm.mail.outbox), so exactly-once holds as with one.
+servers' senders do (gm.mail.outgoing.outbox), so exactly-once holds as with one.
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from gm.logs import configure
-from gm.mail.inbox import Backoff
-from gm.mail.outbox import OutboxSender
+from gm.mail.backoff import Backoff
+from gm.mail.outgoing.outbox import OutboxSender
 from gm.settings import MailServer
 from gm.store.db import make_engine, make_session_factory
 

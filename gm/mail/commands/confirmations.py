@@ -7,7 +7,7 @@ player's mail and makes no game, and the address it names gets one fixed text of
 (names from the database, the code, how to answer), nothing of what the forger wrote. Only the
 hash of a code is stored; a code lasts LIFETIME and serves once.
 
-A request in authenticated mail (gm.mail.provenance) needs no code: the mail proved its address,
+A request in authenticated mail (gm.mail.intake.provenance) needs no code: the mail proved its address,
 and the command carries it out at once. A request that waits costs the judge nothing slow: its
 new password is not hashed but sealed (encrypted under a key made from the code and the judge's
 secret key, gm.store.judge_key), and hashed once the code comes back, which only the address's
@@ -32,8 +32,8 @@ from sqlalchemy import ColumnElement, func, select
 from gm.games import masters
 from gm.mail import budget
 from gm.mail.budget import WINDOW
-from gm.mail.provenance import Proof
-from gm.mail.reply import render_notice
+from gm.mail.intake.provenance import Proof
+from gm.mail.outgoing.reply import render_notice
 from gm.store import judge_key
 from gm.store.models import Confirmation, Game, GameStatus, utcnow
 
@@ -212,7 +212,7 @@ def request(
 
 def disowned(ctx: Context, shown: str) -> bool:
     """True, the line refused and the mail silent, when the mail's own domain disowns it (see
-    gm.mail.provenance): a request in it is never carried out, nor its sender mailed."""
+    gm.mail.intake.provenance): a request in it is never carried out, nor its sender mailed."""
     if ctx.provenance is None or ctx.provenance.proof is not Proof.FORGED:
         return False
     ctx.refuse_sign_on(shown, DISOWNED)
