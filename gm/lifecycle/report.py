@@ -102,14 +102,6 @@ def build_report(
     }
 
 
-def public_view(report: dict[str, Any], power: str | None) -> dict[str, Any]:
-    """The report as `power` may see it (None: a player of no power, or an observer): the secret
-    allocations of `power` only. The GM reads the report whole."""
-    view = dict(report)
-    view["secret"] = [e for e in report.get("secret", []) if power is not None and e["power"] == power]
-    return view
-
-
 def annotated(report: dict[str, Any], *, entered_by_gm: Collection[tuple[str, str]] = (),
               correction: bool = False) -> dict[str, Any]:
     """The report with each order (and allocation) the GM entered marked `entered_by_gm`, given as

@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 from gm.engine.model import GameState
 from gm.engine.variant import Variant
 from gm.lifecycle.house_rules import rules_of
-from gm.lifecycle.report import public_view
 from gm.store.models import Game
+from gm.view.reader import PUBLIC
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -81,7 +81,7 @@ def public_results(game: Game, variant: Variant, report: dict[str, Any], before:
                    ) -> dict[str, Any]:
     """What every reader of the results mail is shown of one phase (a reader of no power: no
     secret allocation); the game's web pages (gm.web) show the same."""
-    return section(game, variant, public_view(report, None), before, None)
+    return section(game, variant, PUBLIC.report(report), before, None)
 
 
 def section(game: Game, variant: Variant, report: dict[str, Any], before: GameState | None,

@@ -26,12 +26,12 @@ from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, major_powers, variant_of
 from gm.lifecycle.house_rules import HouseRules, rules_of
 from gm.lifecycle.phases import FINAL_KEY
-from gm.lifecycle.report import public_view
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail
 from gm.view import paths
+from gm.view.reader import PUBLIC
 from gm.view.results import deadline_text, public_results
 from gm.view.templates import PRESS_HEADING, templates_dir
 
@@ -213,7 +213,7 @@ def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
 
 def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhase], fingerprint: str, *,
            read: bool) -> PhasePage:
-    report = public_view(row.results_json or {}, None)  # no secret allocation, not even on a map
+    report = PUBLIC.report(row.results_json or {})  # no secret allocation, not even on a map
     name = paths.slug(row.label)
     orders_map = MapSource(f"{name}-orders", row.state_json, report,
                            f"The map of {row.label}: every order drawn with its result (the orders are listed as "

@@ -3,35 +3,21 @@ orders and their own secret allocations; the game's GM sees every one, and what 
 the phase under way)."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gm.lifecycle.overview import orders_on_file
 from gm.lifecycle.phases import history
 from gm.mail.commands import Context
+from gm.view.reader import GM, Reader, is_secret  # noqa: F401 - is_secret: what HISTORY hides, named here too
 
 NAME = "HISTORY"
 USAGE = "HISTORY"
 HELP = "the results of every phase played so far (RESULTS shows one in full)"
 
-# A point allocation as results list it: 'DP 2 A Tus - Rom', 'IP 1 ...'.
-_ALLOCATION = re.compile(r"\s*(DP|IP)\s+\d", re.IGNORECASE)
-
-
-def is_secret(entry: dict[str, Any]) -> bool:
-    """Is this entry of a phase's results seen only by its owner (and the GM)? Every point
-    allocation is, flagged or not; anything flagged secret is. Reports keep their secrets under
-    "secret" (gm.lifecycle.report); this guards against one that slipped among the orders."""
-    return bool(entry.get("secret")) or entry.get("kind") == "allocation" or bool(
-        _ALLOCATION.match(str(entry.get("order", ""))))
-
-
 def entries_for(report: dict[str, Any], power: str | None, *, gm: bool = False) -> list[dict[str, Any]]:
-    """What `power` may see of a phase's orders: every public one, and its own secret
-    allocations (never another power's); with `gm`, the GM's view: every one."""
-    public = [e for e in report.get("orders", []) if gm or not is_secret(e) or e.get("power") == power]
-    own = [e for e in report.get("secret", []) if gm or power is not None and e.get("power") == power]
-    return public + own
+    """What `power` may see of a phase's orders (gm.view.reader): every public one, and its own
+    secret allocations (never another power's); with `gm`, the GM's view: every one."""
+    return (GM if gm else Reader.player(power)).entries(report)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:

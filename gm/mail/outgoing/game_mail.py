@@ -32,7 +32,7 @@ from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
 from gm.lifecycle.ending import centre_table
 from gm.lifecycle.phases import FINAL_KEY, PhaseEnd, Progress, position
-from gm.lifecycle.report import annotated, public_view
+from gm.lifecycle.report import annotated
 from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
@@ -42,6 +42,7 @@ from gm.view.press import press_kind
 from gm.mail.outgoing.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
+from gm.view.reader import GM, PUBLIC, Reader
 from gm.view.results import deadline_text, order_entry, phase_words, season_year, section
 from gm.view.paths import phase_url
 
@@ -96,7 +97,7 @@ def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool
         return dataclasses.replace(scene, title=f"{game.name}: the end ({season_year(row.label)})",
                                    subtitle="final position")
     if results and row.results_json:
-        return results_scene(variant, position(row), row.results_json, game.name)
+        return results_scene(variant, position(row), PUBLIC.report(row.results_json), game.name)  # one map for all
     return position_scene(variant, position(row), game.name)
 
 
@@ -163,21 +164,20 @@ class _Results:
         self.html = render("results.html.j2", "en", reader=Markup(_READER), **values,
                            sections=[{**s, "secret_block": Markup(_secret_slot(i))} for i, s in enumerate(sections)])
 
-    def for_reader(self, viewer: str | None, gm: bool) -> tuple[str, str]:
-        """(text, HTML) as `viewer` (a power; None: nobody's) or, with `gm`, the GM reads them."""
+    def for_reader(self, reader: Reader) -> tuple[str, str]:
+        """(text, HTML) as `reader` reads them: its own secret allocations; the GM's, every one."""
         text, html = self.text, self.html
-        if gm:
+        if reader.gm:
             text, html = text.replace(_READER, ", GM copy"), html.replace(_READER, ", <strong>GM copy</strong>")
         else:
-            name = f", for {viewer}" if viewer else ""
+            name = f", for {reader.power}" if reader.power else ""
             text, html = text.replace(_READER, name), html.replace(_READER, str(escape(name)))
         for i, report in enumerate(self.reports):
-            seen = report.get("secret", []) if gm else public_view(report, viewer)["secret"]
-            secret = sorted((order_entry(e) for e in seen), key=lambda e: (e["power"], e["order"]))
+            secret = sorted((order_entry(e) for e in reader.secrets(report)), key=lambda e: (e["power"], e["order"]))
             slot = _secret_slot(i)
             if secret:
-                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=gm))
-                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=gm))
+                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=reader.gm))
+                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=reader.gm))
             else:
                 text, html = text.replace(slot, ""), html.replace(slot, "")
         return text, html
@@ -188,13 +188,13 @@ def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: s
     """The plain text of one phase's results as `viewer` (a power; None: no power) reads them, or
     with `gm` as the GM does (every secret allocation too). With `before`, the position the phase
     was played from, every power's centres are named, not only counted."""
-    return _Results(game, variant, [report], [before], [map_cid]).for_reader(viewer, gm)[0]
+    return _Results(game, variant, [report], [before], [map_cid]).for_reader(GM if gm else Reader.player(viewer))[0]
 
 
 def results_html(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
                  before: GameState | None = None, map_cid: str | None = None) -> str:
     """The HTML of what results_text says; `map_cid` (a Content-ID) shows the map inline."""
-    return _Results(game, variant, [report], [before], [map_cid]).for_reader(viewer, gm)[1]
+    return _Results(game, variant, [report], [before], [map_cid]).for_reader(GM if gm else Reader.player(viewer))[1]
 
 
 # --- queueing ------------------------------------------------------------------------------------
@@ -406,23 +406,23 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
 
         cids, position_cid, _ = maps_in(map_palette(game))
         subject = results_subject(game, reports)
-        readers: list[tuple[str, str | None, bool, str]] = [
-            (p.email, p.power, False, reader_palette(game, p)) for p in players]
-        readers += [(address, None, True, map_palette(game)) for address in gm_addresses]
+        readers: list[tuple[str, Reader, str]] = [
+            (p.email, Reader.player(p.power), reader_palette(game, p)) for p in players]
+        readers += [(address, GM, map_palette(game)) for address in gm_addresses]
         # Observers (OBSERVE) read them as a player of no power: no secret allocation.
-        readers += [(address, None, False, map_palette(game)) for address in observers(session, game)
+        readers += [(address, PUBLIC, map_palette(game)) for address in observers(session, game)
                     if address not in {r[0] for r in readers}]
         summary = centre_table(session, game, variant) if any(r.get("ended") for r in reports) else ""
         links = [(r["phase"], phase_url(public_url, game.name, r["phase"])) for r in reports
                  if public_url and rules_of(game.options).pages != "private"]
         results = _Results(game, variant, reports, befores, cids, position_cid, summary, links)
-        for to, viewer, gm, palette in readers:
-            text, html = results.for_reader(viewer, gm)
+        for to, reader, palette in readers:
+            text, html = results.for_reader(reader)
             own_cids, own_position_cid, attachments = maps_in(palette)
             for cid, own in zip([*cids, position_cid], [*own_cids, own_position_cid]):
                 if cid and own and own != cid:  # Content-IDs are unique: the reader's pictures in place
                     html = html.replace(f"cid:{cid}", f"cid:{own}")
-            rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "results", now,
+            rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if reader.gm else ""), "results", now,
                              text, html, attachments or None))
     if progress.reminders:
         rows += _reminders(session, game, progress.reminders, players, thread, domain, now)
@@ -621,7 +621,7 @@ def preview_mail(session: Session, game: Game, label: str, ended: Sequence[Phase
     variant = variant_of(game)
     reports = [end.report for end in ended]
     results = _Results(game, variant, reports, [position(end.row) for end in ended], [None] * len(ended))
-    text = results.for_reader(None, True)[0]
+    text = results.for_reader(GM)[0]
     text = without_heading(text)
     subject = results_subject(game, reports).replace(f"[{game.name}] ", f"[{game.name}] PREVIEW, nothing kept: ", 1)
     body = render("preview.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=label, results=text)
@@ -652,17 +652,17 @@ def queue_correction(session: Session, game: Game, changes: Sequence[str], withd
         "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label, "changes": list(changes),
         "position": _position(variant, current.state), "deadline": deadline_text(game.deadline_at, rules.timezone),
     }
-    readers = [(p.email, p.power, False, reader_palette(game, p)) for p in active_players(session, game)]
-    readers += [(a, None, True, map_palette(game)) for a in masters(session, game)]
+    readers = [(p.email, Reader.player(p.power), reader_palette(game, p)) for p in active_players(session, game)]
+    readers += [(a, GM, map_palette(game)) for a in masters(session, game)]
     maps = {palette: _maps(game, variant, [], [], current.row, domain, palette)
             for palette in sorted({palette for *_, palette in readers})}
     subject = f"[{game.name}] GM correction: the position in {season_year(label)}"
     rows = []
-    for to, power, gm, palette in readers:
+    for to, reader, palette in readers:
         _, map_cid, attachments = maps[palette]
-        own = [f"{p}: {o}" if gm else o for p, o in withdrawn if gm or p == power]
-        each = {**values, "map_cid": map_cid, "withdrawn": own, "gm": gm}
-        rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if gm else ""), "correction", now,
+        own = [f"{p}: {o}" if reader.gm else o for p, o in withdrawn if reader.owns({"power": p})]
+        each = {**values, "map_cid": map_cid, "withdrawn": own, "gm": reader.gm}
+        rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if reader.gm else ""), "correction", now,
                          render("correction.txt.j2", "en", **each), render("correction.html.j2", "en", **each),
                          attachments or None))
     return _insert(session, rows)
