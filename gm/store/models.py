@@ -302,6 +302,17 @@ class OutboundMail(Base):
         super().__init__(**kwargs)
 
 
+class DrawnMap(Base):
+    """A map drawn once for every channel (gm.maps.store): the PNG, under a digest of what it is
+    drawn from. Kept a few hours after it was drawn."""
+
+    __tablename__ = "drawn_maps"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    png: Mapped[bytes] = mapped_column(LargeBinary)
+    drawn_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
 class AuditEntry(Base):
     """Who did what, when: every change a command or the scheduler makes."""
 

@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gm.lifecycle.house_rules import OPTION_KEY
+from gm.maps.store import MapStore
 from gm.settings import SettingsError
 from gm.store.db import transaction
 from gm.store.models import Game, GamePhase, OutboundMail
@@ -63,6 +64,7 @@ class Publisher:
         self.out = out
         self.seen: dict[int, str] = {}
         self.phases: PhaseCache = {}  # the adjudicated phases read before (gm.web.pages.stored_phases)
+        self.maps = MapStore(session_factory)  # the maps the mail drew too (gm.maps.store)
 
     def round(self) -> Written:
         done = Written()
@@ -78,7 +80,7 @@ class Publisher:
                     shown.append((game.name, game_pages(session, game, kept_pages(self.out, game.name), self.phases)))
             index = index_entries(session)
         for name, pages in shown:  # after the transaction: drawing maps takes a while
-            done.add(write_pages(self.out, name, pages))
+            done.add(write_pages(self.out, name, pages, self.maps))
         done.files.append(write_index(self.out, index))
         self.seen = now
         if len(self.phases) > CACHED_PHASES:

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from gm.engine.variant import Variant
 from gm.maps.art import has_art
 from gm.maps.render import PALETTES, power_colours, position_scene, render, results_scene
+from gm.maps.store import MapStore
 from gm.store.models import Game
 from gm.variants import load_variant
 from gm.view import paths
@@ -105,9 +106,10 @@ def kept_pages(out: Path, name: str) -> set[str]:
     return {fingerprint for fingerprint in manifest.values() if fingerprint not in missing}
 
 
-def write_pages(out: Path, name: str, shown: GamePages | None) -> Written:
-    """Write the pages game_pages read (no database needed: maps are drawn outside any
-    transaction); `shown` None: the game has none, its folder is removed."""
+def write_pages(out: Path, name: str, shown: GamePages | None, store: MapStore | None = None) -> Written:
+    """Write the pages game_pages read (maps are drawn outside any transaction; with a `store`,
+    gm.maps.store, each is looked for there first, and kept there once drawn, for the mail too);
+    `shown` None: the game has none, its folder is removed."""
     folder = out / paths.game_folder(name)
     if shown is None:
         if folder.exists():
@@ -117,7 +119,7 @@ def write_pages(out: Path, name: str, shown: GamePages | None) -> Written:
     done = Written()
     _style(out, done)
     variant = load_variant(shown.variant_name)
-    maps = keep_maps(variant, shown, folder / "maps", done) if has_art(variant.name) else {}
+    maps = keep_maps(variant, shown, folder / "maps", done, store) if has_art(variant.name) else {}
     before = _read_json(folder / PAGES_MANIFEST)
     now: dict[str, str] = {}
     keep = {PAGES_MANIFEST, "maps"}
@@ -169,8 +171,10 @@ def _common(shown: GamePages, variant: Variant, palette: str, maps: dict[str, st
             "chart": _chart_svg(shown, variant, palette)}
 
 
-def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written) -> dict[str, str]:
-    """Every map the pages show, in both palettes, drawn unless kept from before; file -> key."""
+def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written, store: MapStore | None = None
+              ) -> dict[str, str]:
+    """Every map the pages show, in both palettes, drawn unless kept from before (in the folder, or
+    in the `store`); file -> key."""
     sources: dict[str, MapSource] = {}
     for page in shown.phases:
         for source in (page.orders_map, page.after_map):
@@ -187,8 +191,14 @@ def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written) -
             if manifest.get(file) != key or not (folder / file).exists():
                 scene = (results_scene(variant, source.state, source.report, shown.name) if source.report is not None
                          else position_scene(variant, source.state, shown.name))
-                _put(folder / file, render(variant, scene, palette))
-                done.maps += 1
+                if store is None:
+                    png, drew = render(variant, scene, palette), 1
+                else:
+                    before = store.drawn
+                    png = store.picture(variant, scene, palette, draw=render)
+                    drew = store.drawn - before
+                _put(folder / file, png)
+                done.maps += drew
                 done.files.append(folder / file)
             kept[file] = key
     for stale in folder.glob("*.png") if folder.exists() else []:

@@ -37,6 +37,7 @@ from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
 from gm.maps.render import render as draw_scene
+from gm.maps.store import MapStore
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.mail.outgoing.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
@@ -278,7 +279,14 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
 # mail, and the addresses of one acknowledgement, name the same picture, and each costs tens of
 # milliseconds to draw; a few dozen cover a batch of results in several colours.
 DRAWN_KEPT = 48
-DrawnMaps = dict[tuple[str, ...], str | None]  # what a map is drawn from -> the map, base64 (None: not drawable)
+
+
+class DrawnMaps(dict[tuple[str, ...], "str | None"]):
+    """What a map is drawn from -> the map, base64 (None: not drawable): the last ones this sender
+    drew; with a `store` (gm.maps.store), a map it has not is looked for there before it is drawn,
+    and kept there once drawn, for the pages and every other sender."""
+
+    store: MapStore | None = None
 
 
 def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None, drawn: DrawnMaps | None = None
@@ -286,7 +294,7 @@ def draw_attachments(session: Session, attachments: list[dict[str, Any]] | None,
     """The attachments of an outbox row as sent: a map named by its phase and kind is drawn now,
     once for all the rows that name it while it is in `drawn` (the same picture for each: maps
     hold no secret). A picture that cannot be drawn is left out, logged."""
-    drawn = {} if drawn is None else drawn
+    drawn = DrawnMaps() if drawn is None else drawn
     return draw_planned(plan_attachments(session, attachments, drawn), drawn)
 
 
@@ -369,7 +377,10 @@ def _draw(drawn: DrawnMaps, key: tuple[Any, ...], variant: Variant, scene: Scene
     if key in drawn:
         return drawn[key]
     try:
-        data: str | None = base64.b64encode(draw_scene(variant, scene, palette)).decode("ascii")
+        store = getattr(drawn, "store", None)
+        png = (store.picture(variant, scene, palette, draw=draw_scene) if store is not None
+               else draw_scene(variant, scene, palette))
+        data: str | None = base64.b64encode(png).decode("ascii")
     except Exception:  # the mail goes without the picture rather than not at all
         log.exception("could not draw the map of %s", scene.title)
         data = None

@@ -43,9 +43,10 @@ from sqlalchemy import bindparam, case, exists, func, select, tuple_, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
-from gm.mail.outgoing import mail_log
 from gm.mail.backoff import Backoff
+from gm.mail.outgoing import mail_log
 from gm.mail.outgoing.maps_left_out import without_missing_maps
+from gm.maps.store import MapStore
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
@@ -314,9 +315,13 @@ class OutboxSender:
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
         # The maps drawn last (gm.mail.outgoing.game_mail.draw_attachments), kept for the rows that name them
-        # too: every reader of a results mail, every address of an acknowledgement with a MAP. Only
-        # _claim uses it, one call at a time.
-        self.drawn_maps: dict[Any, str | None] = {}
+        # too: every reader of a results mail, every address of an acknowledgement with a MAP; and
+        # the database's, which every channel shares (gm.maps.store). Only _claim uses it, one call
+        # at a time.
+        from gm.mail.outgoing.game_mail import DrawnMaps  # the results mail's module
+
+        self.drawn_maps = DrawnMaps()
+        self.drawn_maps.store = MapStore(session_factory)
 
     async def run(self) -> None:
         """Send due mail until cancelled."""
