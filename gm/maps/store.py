@@ -12,7 +12,6 @@ hours of adjudications large, and so do the backups of the database.
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -25,8 +24,6 @@ from gm.engine.variant import Variant
 from gm.maps.render import Scene, render
 from gm.store.db import transaction
 from gm.store.models import DrawnMap, utcnow
-
-log = logging.getLogger(__name__)
 
 KEEP_HOURS = 6
 
