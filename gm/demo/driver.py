@@ -131,7 +131,12 @@ class Demo:
                 finally:
                     for task in tasks:
                         task.cancel()
-                    await asyncio.gather(*tasks, return_exceptions=True)
+                    # asyncio.wait, not gather: a player stuck in a mail server's answer must not
+                    # keep gm serve from being stopped (a task still running then is left behind).
+                    done, _ = await asyncio.wait(tasks, timeout=30)
+                    for task in done:
+                        if not task.cancelled():
+                            task.exception()  # seen: a player's end after the game's is no matter
                 await self._drain(engine)
             finally:
                 await self._stop_serve()

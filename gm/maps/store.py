@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 import gm
@@ -46,10 +46,14 @@ class MapStore:
     def picture(self, variant: Variant, scene: Scene, palette: str,
                 draw: Callable[[Variant, Scene, str], bytes] = render) -> bytes:
         """The PNG of `scene` in `palette`: kept, or drawn now by `draw` (the channel's own way to
-        draw, outside any transaction) and kept."""
+        draw) and kept. Call it outside any transaction: it opens its own, short ones. The store
+        never costs a picture: a database that cannot answer only means drawing it again."""
         key = key_of(variant, scene, palette)
-        with transaction(self.session_factory) as session:
-            png = session.scalar(select(DrawnMap.png).where(DrawnMap.key == key))
+        try:
+            with transaction(self.session_factory) as session:
+                png = session.scalar(select(DrawnMap.png).where(DrawnMap.key == key))
+        except SQLAlchemyError:  # a database too busy to answer: the picture is drawn, as without a store
+            png = None
         if png is not None:
             self.found += 1
             return bytes(png)
@@ -59,6 +63,6 @@ class MapStore:
             with transaction(self.session_factory) as session:
                 session.execute(delete(DrawnMap).where(DrawnMap.drawn_at < utcnow() - timedelta(hours=KEEP_HOURS)))
                 session.add(DrawnMap(key=key, png=png))
-        except IntegrityError:  # drawn meanwhile by another process: the same picture
+        except SQLAlchemyError:  # drawn meanwhile by another process (the same picture), or too busy: not kept
             pass
         return png
