@@ -16,12 +16,17 @@ Where the time goes: `--profile` samples every gm serve process (its outbox chil
 py-spy during the run, and sorts the CPU seconds into adjudication, drawing, MIME, SMTP, the
 database, and so on.
 
+With `--pages` each gm serve also writes the games' web pages (GM_PAGES_DIR), whose maps (a
+phase's orders and the position after it, in both palettes) the results mail shares through the
+database (gm.maps.store): the run waits for every game's pages too, and counts the maps drawn
+(the store's rows: each picture is drawn once) against the pictures the two channels show.
+
 Targets: 1,000 games under 60 s on SQLite with one gm serve; on PostgreSQL, two gm serve sharing
 the work finish faster than one.
 
 Needs the test extra and Postfix (`scripts/setup test`; `apt-get install postfix`; py-spy for
 --profile). `.venv/bin/python bench/delivery.py [--games N] [--runs sqlite:1,postgresql:1,postgresql:2]
-[--profile] [--no-peers]`. See bench/README.md.
+[--profile] [--no-peers] [--pages] [--keep]`. See bench/README.md.
 """
 from __future__ import annotations
 
@@ -53,7 +58,7 @@ from gm.mail.outgoing import game_mail  # noqa: E402
 from gm.mail.outgoing.outbox import Outgoing, build_message  # noqa: E402
 from gm.maps.render import render as draw_scene  # noqa: E402
 from gm.store.db import make_engine  # noqa: E402
-from gm.store.models import Game, GamePhase, OutboundMail, Player  # noqa: E402
+from gm.store.models import DrawnMap, Game, GamePhase, OutboundMail, Player  # noqa: E402
 from gm.variants import load_variant  # noqa: E402
 from loopback import free_port, listening, stop  # noqa: E402
 from suite import load  # noqa: E402
@@ -368,9 +373,37 @@ class Run:
     peers: dict[str, float] = field(default_factory=dict)
     load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after
     log: str = ""
+    pages: bool = False  # gm serve writes the games' web pages too
 
 
-def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers: bool) -> Run:
+PAGE_MAPS = 4  # a game's pages after its first phase: the orders and the position after, both palettes
+MAIL_MAPS = 2  # a results mail's: the orders and the position now, in the game's palette
+
+
+def wait_pages(work: Path, expected: int, stall: float = 60) -> tuple[int, float]:
+    """The PNGs in the servers' page folders once there are `expected` (or nothing new came for
+    `stall` seconds), and when the last was written (time.time())."""
+    last_count, last_change = -1, time.monotonic()
+    while True:
+        files = [f.stat().st_mtime for f in work.glob("serve*/pages/games/*/maps/*.png")]
+        if len(files) >= expected or time.monotonic() - last_change > stall:
+            return len(files), max(files, default=float("nan"))
+        if len(files) != last_count:
+            last_count, last_change = len(files), time.monotonic()
+        time.sleep(0.5)
+
+
+def maps_drawn(url: str, since: float) -> int:
+    """The pictures the channels drew after `since` (time.time()), each once: the map store's rows
+    (kept for hours). Not the pages' maps of the games before their first phase, drawn at start."""
+    engine = make_engine(url)
+    with Session(engine) as s:
+        times = s.scalars(select(DrawnMap.drawn_at)).all()
+    engine.dispose()
+    return sum((at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp() >= since for at in times)
+
+
+def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers: bool, keep: bool = False) -> Run:
     expected = run.games * 10
     with ExitStack() as stack:
         work = Path(tempfile.mkdtemp(prefix="gmdeliver", dir="/tmp"))
@@ -385,7 +418,8 @@ def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers:
         for k in range(run.servers):
             data = work / f"serve{k}"
             data.mkdir()
-            server = mailtests.start_gm_serve(url, dovecot, port, data)
+            pages = {"GM_PAGES_DIR": str(data / "pages")} if run.pages else {}
+            server = mailtests.start_gm_serve(url, dovecot, port, data, **pages)
             stack.callback(stop, server)
             servers.append(server)
             _serving(data / "serve.log")
@@ -394,6 +428,8 @@ def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers:
         split_stack = ExitStack()
         if profile:
             run.split = split_stack.enter_context(spied([s.pid for s in servers], work))
+        if run.pages:  # the games' pages before their first phase (a position map, both palettes), untimed
+            wait_pages(work, run.games * 2)
         run.load = (os.getloadavg()[0], 0.0)
         t0 = release(url)
         count = wait_stored(dovecot, expected, servers, t0)
@@ -402,8 +438,12 @@ def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers:
         split_stack.close()
         run.load = (run.load[0], os.getloadavg()[0])
         time.sleep(1)  # the last marks of sent rows are written just after the server accepted them
+        if run.pages:
+            run.figures["page_maps"], last_page = wait_pages(work, run.games * PAGE_MAPS)
+            run.figures["pages_s"] = last_page - t0
+        run.figures["maps_drawn"] = maps_drawn(url, t0)
         judge = _judge_figures(url)
-        run.figures = {"stored": count, "seconds": last_stored - t0, "accepted_s": judge["last_sent"] - t0,
+        run.figures |= {"stored": count, "seconds": last_stored - t0, "accepted_s": judge["last_sent"] - t0,
                        "sent": judge["sent"], "twice": judge["twice"], "adjudicated": judge["adjudicated"],
                        "bytes": sum(s.st_size for s in files) / max(len(files), 1)}
         for server in servers:
@@ -418,7 +458,7 @@ def run_one(run: Run, every: list, dovecot_binary: str, *, profile: bool, peers:
             run.peers["size"] = len(message)
             maps, seconds = drawing_floor(url, min(FLOOR_GAMES, run.games))
             run.peers["map_ms"] = seconds / maps * 1000
-        if count == expected and not profile:
+        if count == expected and not profile and not keep:
             shutil.rmtree(work, ignore_errors=True)  # else kept: the servers' logs and py-spy's stacks
         return run
 
@@ -430,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="database:gm serve processes, comma-separated (default: %(default)s)")
     ap.add_argument("--profile", action="store_true", help="sample the gm serve processes with py-spy: where the time goes")
     ap.add_argument("--no-peers", action="store_true", help="skip the peers (the plain client, smtp-source, drawing alone)")
+    ap.add_argument("--pages", action="store_true", help="gm serve writes the games' web pages too (GM_PAGES_DIR)")
+    ap.add_argument("--keep", action="store_true", help="leave each run's folder (database, logs, pages) in /tmp")
     args = ap.parse_args(argv)
     binary = mailtests._find_dovecot()
     if binary is None:
@@ -439,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
           "from the deadline to the last results mail (two maps each) stored by Postfix -> LMTP -> Dovecot")
     state = load_variant(VARIANT).initial_state()
     every = [random_orders(k, state) for k in range(args.games)]
-    runs = [run_one(Run(db, n, args.games), every, binary, profile=args.profile, peers=not args.no_peers)
+    runs = [run_one(Run(db, n, args.games, pages=args.pages), every, binary, profile=args.profile, peers=not args.no_peers, keep=args.keep)
             for db, n in plan]
     print(f"{'run':<22}{'games':>7}{'mails':>7}{'stored s':>10}{'accepted s':>12}{'mails/s':>9}{'KB a mail':>11}"
           f"{'sent twice':>12}{'load':>12}")
@@ -453,6 +495,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r.db + ', ' + str(r.servers) + ' gm serve':<22}{r.games:>7}{f['stored']:>7.0f}{f['seconds']:>10.1f}"
               f"{f['accepted_s']:>12.1f}{f['stored'] / f['seconds']:>9.1f}{f['bytes'] / 1000:>11.0f}"
               f"{f['twice']:>12.0f}{r.load[0]:>6.1f}/{r.load[1]:<5.1f}" + ("" if ok else f"  INCOMPLETE {f} {r.log}"))
+    for r in runs:
+        f = r.figures
+        shown = r.games * (MAIL_MAPS + (PAGE_MAPS if r.pages else 0))
+        pages = (f", pages: {f['page_maps']:.0f} maps written, the last {f['pages_s']:.1f} s after the deadline"
+                 if r.pages else ", no pages")
+        print(f"maps ({r.db}, {r.servers} gm serve{pages}): {f['maps_drawn']:.0f} drawn, "
+              f"{f['maps_drawn'] / r.games:.1f} a game, for {shown / r.games:.0f} a game shown by the channels")
     for r in runs:
         if r.peers:
             n = r.games * 10
