@@ -481,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
           "from the deadline to the last results mail (two maps each) stored by Postfix -> LMTP -> Dovecot")
     state = load_variant(VARIANT).initial_state()
     every = [random_orders(k, state) for k in range(args.games)]
-    runs = [run_one(Run(db, n, args.games, pages=args.pages), every, binary, profile=args.profile, peers=not args.no_peers, keep=args.keep)
+    runs = [run_one(Run(db, n, args.games, pages=args.pages), every, binary, profile=args.profile,
+                    peers=not args.no_peers, keep=args.keep)
             for db, n in plan]
     print(f"{'run':<22}{'games':>7}{'mails':>7}{'stored s':>10}{'accepted s':>12}{'mails/s':>9}{'KB a mail':>11}"
           f"{'sent twice':>12}{'load':>12}")

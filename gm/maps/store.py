@@ -4,10 +4,12 @@ palette), so that the results mail's outbox and the game's pages, in any process
 serve` sharing the database, draw each picture once and find it after.
 
 A key is a digest of the scene as drawn, never of where it came from: two channels that draw the
-same picture share it, and a picture that differs by a word of its legend is another. Pictures are
-kept KEEP_HOURS after they were drawn (the pages and the mail of a phase are written within
-minutes of each other, and a mail retried later draws its maps again): the store stays a few
-hours of adjudications large, and so do the backups of the database.
+same picture share it, and a picture that differs by a word of its legend is another.
+
+The store is bounded: a picture is kept KEEP_HOURS after it was drawn, and never more than
+KEEP_MOST of them (the newest): the pages and the results mail of a phase are drawn within
+minutes of each other, and what is gone is only drawn again. KEEP_MOST is a thousand games'
+phase of pictures (about 75 KB each: some 300 MB at most, in the database and its backups).
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from gm.maps.render import Scene, render
 from gm.store.db import transaction
 from gm.store.models import DrawnMap, utcnow
 
-KEEP_HOURS = 6
+KEEP_HOURS = 1
+KEEP_MOST = 4000
 
 
 def key_of(variant: Variant, scene: Scene, palette: str) -> str:
@@ -61,8 +64,16 @@ class MapStore:
         self.drawn += 1
         try:
             with transaction(self.session_factory) as session:
-                session.execute(delete(DrawnMap).where(DrawnMap.drawn_at < utcnow() - timedelta(hours=KEEP_HOURS)))
                 session.add(DrawnMap(key=key, png=png))
+                session.flush()
+                _prune(session)
         except SQLAlchemyError:  # drawn meanwhile by another process (the same picture), or too busy: not kept
             pass
         return png
+
+
+def _prune(session: Session) -> None:
+    """Drop what is older than KEEP_HOURS, and all but the KEEP_MOST newest pictures."""
+    session.execute(delete(DrawnMap).where(DrawnMap.drawn_at < utcnow() - timedelta(hours=KEEP_HOURS)))
+    newest = select(DrawnMap.drawn_at).order_by(DrawnMap.drawn_at.desc()).offset(KEEP_MOST).limit(1).scalar_subquery()
+    session.execute(delete(DrawnMap).where(DrawnMap.drawn_at <= newest))
