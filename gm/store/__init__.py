@@ -1,1 +1,4 @@
-"""Storage: the tables (models), engines, sessions and migrations (db), password hashes (passwords)."""
+"""Storage: the tables (models), engines, sessions and migrations (db), password hashes (passwords),
+the judge's secret key (judge_key), backups (backup).
+
+It imports the engine and the variants only: everything that keeps a game imports it."""

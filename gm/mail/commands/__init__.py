@@ -5,6 +5,10 @@ A mail is read line by line. A line whose first two words (SET DEADLINE, REMOVE 
 word names a command runs that command; any other line is an order (or a point allocation) for
 the game the sender has signed on to. The GM's commands are read only after SIGNON MASTER: to
 anyone else a GM's command word is no command.
+
+Commands import intake, outgoing and what they share (context.py, below outgoing), never ingest:
+a confirmation comes back to the command that asked for it through the CONFIRMS each declares
+(confirmations.py), not by an import.
 """
 from __future__ import annotations
 
