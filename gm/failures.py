@@ -9,6 +9,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from gm.mail.embedded import PortUnavailable
+from gm.mail.oauth2.tokens import SignInError
 from gm.settings import URL_FORMS, Settings, SettingsError
 from gm.store.db import DatabaseBehind, NoDatabase
 
@@ -21,7 +22,7 @@ def explain(error: BaseException, settings: Settings | None) -> str | None:
     (a bug, whose traceback is wanted). `settings` are those the command ran with, if loaded."""
     if isinstance(error, BaseExceptionGroup):  # gm serve's task group wraps what its tasks raise
         return next(filter(None, (explain(e, settings) for e in error.exceptions)), None)
-    if isinstance(error, (SettingsError, PortUnavailable)):
+    if isinstance(error, (SettingsError, PortUnavailable, SignInError)):
         return str(error)
     if isinstance(error, (ArgumentError, NoSuchModuleError)):
         return f"the database URL ({DATABASE_URL}) is not one gm can use: write {URL_FORMS}"

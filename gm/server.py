@@ -26,10 +26,12 @@ from gm.heartbeat import Heartbeat
 from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, registered_addresses
+from gm.mail.oauth2 import grant
+from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
-from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings
+from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings, SettingsError
 from gm.store.db import (
     AlreadyServing,
     MailboxLock,
@@ -58,6 +60,10 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
     database where only one may (an SQLite file, or embedded mail servers). `ingest_function` is
     gm.mail.ingest.ingest_batch except in tests."""
     gm.mail.intake.dns.configure(settings.dns_server)  # dkimpy, pyspf and authheaders ask dnspython's default resolver
+    oauth2 = None if settings.embedded else oauth2_settings(settings)
+    if oauth2 is not None and grant.load(oauth2.grant_path) is None:
+        raise SettingsError(f"OAuth2 sign-in to {oauth2.provider.name} is set but the judge has no grant yet "
+                            f"({oauth2.grant_path}): run `gm mail authorize` once")
     url = settings.db_url
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):
@@ -107,7 +113,9 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 )
             else:
                 imap, smtp = settings.imap_server(), settings.smtp_server()
-            outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders)
+            oauth2 = None if settings.embedded else oauth2_settings(settings)
+            outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders,
+                                   oauth2=oauth2)
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.
@@ -130,6 +138,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 max_size=settings.max_mail_size,
                 registered=functools.partial(registered_addresses, session_factory),
                 awaiting=functools.partial(awaiting_addresses, session_factory),
+                oauth2=oauth2,
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             # Bound now, so that a port in use stops the start with a clear word, not a task later.

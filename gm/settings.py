@@ -58,6 +58,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 TlsMode = Literal["none", "starttls", "ssl"]
 TLS_MODES: tuple[TlsMode, ...] = ("none", "starttls", "ssl")
+OAUTH2_PROVIDERS = ("microsoft", "google", "generic")  # gm.mail.oauth2.providers
 
 IMAP_PORTS: dict[TlsMode, int] = {"none": 143, "starttls": 143, "ssl": 993}
 SMTP_PORTS: dict[TlsMode, int] = {"none": 25, "starttls": 587, "ssl": 465}
@@ -80,6 +81,7 @@ class MailServer:
     tls: TlsMode = "none"
     user: str | None = None
     password: str | None = None
+    oauth2: bool = False  # log in with XOAUTH2 and an access token (gm.mail.oauth2), not the password
 
     def __repr__(self) -> str:  # never print the password in logs
         return f"MailServer({self.host}:{self.port}, tls={self.tls}, user={self.user!r})"
@@ -121,6 +123,18 @@ class Settings:
     smtp_user: str | None = None  # default: the IMAP login; used only where the server offers AUTH
     smtp_password: str | None = field(default=None, repr=False)
 
+    # OAuth2 sign-in (gm.mail.oauth2) for IMAP, and for SMTP unless it has a password of its own:
+    # the provider ('microsoft', 'google', 'generic'), the judge's client registration there, and
+    # for a generic provider (or to override a known one) its endpoints and scopes.
+    oauth2_provider: str | None = None
+    oauth2_client_id: str | None = None
+    oauth2_client_secret: str | None = field(default=None, repr=False)
+    oauth2_tenant: str | None = None  # Microsoft: common, consumers, organizations or a tenant id
+    oauth2_authorize_url: str | None = None
+    oauth2_token_url: str | None = None
+    oauth2_device_url: str | None = None
+    oauth2_scopes: str | None = None  # space-separated
+
     @property
     def embedded(self) -> bool:
         """True when no IMAP server is configured: gm then runs its own on loopback."""
@@ -147,7 +161,8 @@ class Settings:
         if not self.imap_host:
             raise SettingsError("no IMAP host configured (GM_IMAP_HOST or [imap] host)")
         port = self.imap_port or IMAP_PORTS[self.imap_tls]
-        return MailServer(self.imap_host, port, self.imap_tls, self.imap_user, self.imap_password)
+        return MailServer(self.imap_host, port, self.imap_tls, self.imap_user, self.imap_password,
+                          oauth2=self.oauth2_provider is not None)
 
     def smtp_server(self) -> MailServer:
         host = self.smtp_host or self.imap_host
@@ -157,12 +172,14 @@ class Settings:
         user, password = self.smtp_user, self.smtp_password
         if user is None and password is None:
             user, password = self.imap_user, self.imap_password
-        return MailServer(host, port, self.smtp_tls, user, password)
+        oauth2 = self.oauth2_provider is not None and self.smtp_password is None
+        return MailServer(host, port, self.smtp_tls, user, None if oauth2 else password, oauth2=oauth2)
 
 
 # --- loading -------------------------------------------------------------------------------------
 
-_SECTIONS = ("imap", "smtp")
+_SECTIONS = ("imap", "smtp", "oauth2")
+OAUTH2_KEYS = ("provider", "client_id", "client_secret", "tenant", "authorize_url", "token_url", "device_url", "scopes")
 ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_ADDRESS": "gm_address",
     "GM_DATABASE_URL": "database_url",
@@ -182,9 +199,10 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     "GM_AUTHSERV_ID": "authserv_id",
     **{
         f"GM_{section.upper()}_{key.upper()}": f"{section}_{key}"
-        for section in _SECTIONS
+        for section in ("imap", "smtp")
         for key in ("host", "port", "tls", "user", "password")
     },
+    **{f"GM_OAUTH2_{key.upper()}": f"oauth2_{key}" for key in OAUTH2_KEYS},
 }
 
 
@@ -322,6 +340,20 @@ def _convert(name: str, value: object, where: str) -> Any:
         return value.strip() or None
     if name in ("imap_host", "smtp_host", "imap_user", "smtp_user", "database_url"):
         return value.strip() or None
+    if name == "oauth2_provider":
+        provider = value.strip().lower() or None
+        if provider not in (None, *OAUTH2_PROVIDERS):
+            raise SettingsError(f"{where}: unknown OAuth2 provider {value!r}: one of {', '.join(OAUTH2_PROVIDERS)}")
+        return provider
+    if name in ("oauth2_authorize_url", "oauth2_token_url", "oauth2_device_url"):
+        url = value.strip()
+        # https, or http on the machine itself (a provider's stand-in, a local proxy)
+        if url and not re.fullmatch(r"(https://\S+|http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(/\S*)?)", url):
+            raise SettingsError(f"{where}: not an https address: {value!r}: give the provider's endpoint, such as "
+                                "https://login.example.org/oauth2/token")
+        return url or None
+    if name.startswith("oauth2_"):
+        return value.strip() or None
     return value
 
 
@@ -356,10 +388,14 @@ def _check(settings: Settings) -> None:
             f"no GM address for the mail server {settings.imap_host}: set GM_ADDRESS (or gm_address) "
             "to the address of the mailbox gm reads"
         )
+    if settings.oauth2_provider is not None:
+        _check_oauth2(settings)
     for what, user, password in (
         ("IMAP", settings.imap_user, settings.imap_password),
         ("SMTP", settings.smtp_user, settings.smtp_password),
     ):
+        if settings.oauth2_provider is not None and (what == "IMAP" or not password):
+            continue  # signed in with OAuth2 (the IMAP user checked above)
         if what == "SMTP" and user is None and not password:
             continue  # no SMTP login given: the IMAP one, or none if the password is set empty
         prefix, section = f"GM_{what}_", what.lower()
@@ -373,6 +409,25 @@ def _check(settings: Settings) -> None:
                 f"no {what} password for {user} ({prefix}PASSWORD or [{section}] password): set it "
                 "(with providers that have two-step login, an app password; see docs/mail-account.md)"
             )
+
+
+def _check_oauth2(settings: Settings) -> None:
+    name = settings.oauth2_provider
+    if not settings.imap_user:
+        raise SettingsError(f"OAuth2 sign-in to {name} needs the mailbox's login: set GM_IMAP_USER (or [imap] user), "
+                            "usually the GM's address")
+    if not settings.oauth2_client_id:
+        raise SettingsError(f"no OAuth2 client id (GM_OAUTH2_CLIENT_ID or [oauth2] client_id): register the judge "
+                            f"as an application at {name} and give its id (see docs/mail-account.md)")
+    if name == "generic" and not settings.oauth2_token_url:
+        raise SettingsError("a generic OAuth2 provider needs its token endpoint: set GM_OAUTH2_TOKEN_URL "
+                            "(or [oauth2] token_url)")
+    if name == "generic" and not (settings.oauth2_device_url or settings.oauth2_authorize_url):
+        raise SettingsError("a generic OAuth2 provider needs its device authorization endpoint (GM_OAUTH2_DEVICE_URL) "
+                            "or its authorization endpoint (GM_OAUTH2_AUTHORIZE_URL)")
+    if name == "generic" and not settings.oauth2_scopes:
+        raise SettingsError("a generic OAuth2 provider needs the scopes that reach its mail: set GM_OAUTH2_SCOPES "
+                            "(or [oauth2] scopes), space-separated")
 
 
 def dns_server_address(server: str) -> tuple[str, int]:

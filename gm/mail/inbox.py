@@ -37,6 +37,8 @@ import aioimaplib
 
 from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.backoff import Backoff
+from gm.mail.oauth2.providers import OAuth2
+from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.settings import MailServer
 
 log = logging.getLogger(__name__)
@@ -142,8 +144,10 @@ class InboxWatcher:
         ssl_context: ssl.SSLContext | None = None,
         registered: Callable[[], set[str]] | None = None,
         awaiting: Callable[[], set[str]] | None = None,
+        oauth2: OAuth2 | None = None,
     ) -> None:
         self.server = server
+        self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
         self.ingest = ingest
         self.on_replies = on_replies  # called when ingest queued replies: wakes the outbox
         self.poll_seconds = poll_seconds
@@ -226,9 +230,12 @@ class _Session:
     async def run(self) -> None:
         w = self.w
         client = self.client = await self._connect()
-        if w.server.user is None or w.server.password is None:
+        if w.server.user is None or (w.server.password is None and not w.server.oauth2):
             raise ImapError("no IMAP user or password configured")
-        response = await self._command(client.login(w.server.user, w.server.password))
+        if w.server.oauth2:
+            response = await self._xoauth2(client, w.server.user)
+        else:
+            response = await self._command(client.login(w.server.user, w.server.password))
         if response.result != "OK":
             raise ImapError(f"login as {w.server.user!r} refused: {_text(response)}")
         response = await self._command(client.select(w.mailbox))
@@ -312,6 +319,23 @@ class _Session:
             task.cancel()
         if self.client.protocol.transport is not None:
             self.client.protocol.transport.close()
+
+    async def _xoauth2(self, client: aioimaplib.IMAP4, user: str) -> Any:
+        """AUTHENTICATE XOAUTH2 with the current access token; once more with a new one if it is
+        refused (a provider may end a token before its time)."""
+        tokens = self.w.tokens
+        if tokens is None:
+            raise ImapError("OAuth2 sign-in is set but no grant was given to the inbox watcher")
+        for attempt in (1, 2):
+            try:
+                token = await tokens.current()
+            except SignInError as e:
+                raise ImapError(str(e)) from None
+            response = await self._command(client.xoauth2(user, token))
+            if response.result == "OK":
+                break
+            tokens.refused()
+        return response
 
     async def _command(self, awaitable: Awaitable[T]) -> T:
         """One IMAP command, bounded by the timeout; a connection lost before it is an error."""

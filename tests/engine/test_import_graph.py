@@ -42,7 +42,7 @@ LAYERS = (
 
 # gm.mail's rooms, bottom first: a module imports only from rooms below its own, or its own room.
 MAIL_ROOMS = (
-    ("gm.mail", "gm.mail.budget", "gm.mail.backoff"),
+    ("gm.mail", "gm.mail.budget", "gm.mail.backoff", "gm.mail.oauth2"),  # and signing in to the mailbox
     ("gm.mail.intake",),  # a raw mail read: MIME, reply text, redaction, DKIM, who sent it
     ("gm.mail.commands.context",),  # what the commands share, below all that uses it
     ("gm.mail.outgoing",),  # what the judge sends, and the outbox that sends it

@@ -198,7 +198,7 @@ def test_the_example_file_lists_every_setting_and_loads(tmp_path: Path) -> None:
     assert load_settings(EXAMPLE, environ={}) == Settings()
     data = tomllib.loads(_uncomment(text))
     keys = {key for key, value in data.items() if not isinstance(value, dict)}
-    keys |= {f"{section}_{key}" for section in ("imap", "smtp") for key in data[section]}
+    keys |= {f"{section}_{key}" for section in ("imap", "smtp", "oauth2") for key in data[section]}
     assert keys == {f.name for f in fields(Settings)}
     missing = [var for var in [*ENV_VARS, "GM_CONFIG"] if var not in text]
     assert not missing, f"gm.example.toml does not name {missing}"
@@ -206,7 +206,9 @@ def test_the_example_file_lists_every_setting_and_loads(tmp_path: Path) -> None:
     full = tmp_path / "full.toml"
     full.write_text(_uncomment(text))
     settings = load_settings(full, environ={})
-    assert settings.imap_server() == MailServer("imap.example.org", 993, "ssl", "judge@example.org", "app-password")
+    # (IMAP signs in with OAuth2, its password unused; SMTP, with a password of its own, uses it.)
+    assert settings.imap_server() == MailServer("imap.example.org", 993, "ssl", "judge@example.org", "app-password",
+                                                oauth2=True)
     assert settings.smtp_server() == MailServer("smtp.example.org", 587, "starttls", "judge@example.org", "app-password")
 
 
@@ -234,3 +236,34 @@ def test_outbox_senders() -> None:
     assert load_settings(None, environ={"GM_OUTBOX_SENDERS": "1"}).outbox_senders == 1
     with pytest.raises(SettingsError, match="GM_OUTBOX_SENDERS: not a positive whole number"):
         load_settings(None, environ={"GM_OUTBOX_SENDERS": "0"})
+
+
+OAUTH2 = {**{k: v for k, v in REAL.items() if k != "GM_IMAP_PASSWORD"}, "GM_OAUTH2_PROVIDER": "microsoft",
+          "GM_OAUTH2_CLIENT_ID": "client-1"}
+
+
+def test_oauth2_signs_in_to_imap_and_to_smtp_without_a_password() -> None:
+    settings = load_settings(environ=OAUTH2)
+    assert settings.imap_server().oauth2 and settings.imap_server().password is None
+    assert settings.smtp_server().oauth2 and settings.smtp_server().user == settings.imap_user
+    # An SMTP server with a password of its own (a relay) keeps it.
+    relay = load_settings(environ={**OAUTH2, "GM_SMTP_USER": "relay", "GM_SMTP_PASSWORD": "pw"})
+    assert relay.imap_server().oauth2 and not relay.smtp_server().oauth2 and relay.smtp_server().password == "pw"
+    assert "s3cret" not in repr(load_settings(environ={**OAUTH2, "GM_OAUTH2_CLIENT_SECRET": "s3cret"}))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"GM_OAUTH2_PROVIDER": "yahoo"}, r"GM_OAUTH2_PROVIDER: unknown OAuth2 provider 'yahoo': one of microsoft, google"),
+    ({"GM_OAUTH2_CLIENT_ID": None}, r"no OAuth2 client id \(GM_OAUTH2_CLIENT_ID"),
+    ({"GM_IMAP_USER": None}, r"OAuth2 sign-in to microsoft needs the mailbox's login: set GM_IMAP_USER"),
+    ({"GM_OAUTH2_TOKEN_URL": "http://login.example.org/token"}, r"GM_OAUTH2_TOKEN_URL: not an https address"),
+    ({"GM_OAUTH2_PROVIDER": "generic"}, r"a generic OAuth2 provider needs its token endpoint"),
+    ({"GM_OAUTH2_PROVIDER": "generic", "GM_OAUTH2_TOKEN_URL": "https://as.example.org/token"},
+     r"needs its device authorization endpoint \(GM_OAUTH2_DEVICE_URL\) or its authorization endpoint"),
+    ({"GM_OAUTH2_PROVIDER": "generic", "GM_OAUTH2_TOKEN_URL": "https://as.example.org/token",
+      "GM_OAUTH2_DEVICE_URL": "http://127.0.0.1:8080/device"}, r"needs the scopes that reach its mail"),
+])
+def test_an_oauth2_setting_that_cannot_work_is_named(change: dict[str, str | None], message: str) -> None:
+    env = {k: v for k, v in {**OAUTH2, **change}.items() if v is not None}
+    with pytest.raises(SettingsError, match=message):
+        load_settings(environ=env)

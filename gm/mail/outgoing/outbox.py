@@ -44,6 +44,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from gm.mail.backoff import Backoff
+from gm.mail.oauth2.providers import OAuth2
+from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.mail.outgoing import mail_log
 from gm.mail.outgoing.maps_left_out import without_missing_maps
 from gm.maps.store import MapStore
@@ -299,6 +301,7 @@ class OutboxSender:
         idle_seconds: float = 5.0,
         timeout: float = 60.0,
         ssl_context: ssl.SSLContext | None = None,
+        oauth2: OAuth2 | None = None,
     ) -> None:
         self.server = server
         self.session_factory = session_factory
@@ -312,6 +315,7 @@ class OutboxSender:
         self.idle_seconds = idle_seconds
         self.timeout = timeout
         self.ssl_context = ssl_context
+        self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
         # The maps drawn last (gm.mail.outgoing.game_mail.draw_attachments), kept for the rows that name them
@@ -444,15 +448,36 @@ class OutboxSender:
         such as a local relay, gets the mail without: the login (by default the IMAP one) is kept
         for servers that want it, and one that wants it refuses the mail, which is logged."""
         s = self.server
-        if s.user is None or s.password is None:
+        if s.user is None or (s.password is None and not s.oauth2):
             return
         if client.is_ehlo_or_helo_needed:  # not yet said on a connection without STARTTLS
             await client.ehlo()
         if client.supports_extension("auth"):
-            await client.login(s.user, s.password)
+            if s.oauth2:
+                await self._xoauth2(client, s.user)
+            else:
+                await client.login(s.user, s.password)
         elif not self._warned_no_auth:
             log.info("SMTP %s offers no AUTH: sending without logging in", s)
             self._warned_no_auth = True
+
+    async def _xoauth2(self, client: aiosmtplib.SMTP, user: str) -> None:
+        """XOAUTH2 with the current access token; once more with a new one if it is refused (a
+        provider may end a token before its time)."""
+        if self.tokens is None:
+            raise aiosmtplib.SMTPAuthenticationError(454, "OAuth2 sign-in is set but no grant was given to the sender")
+        for attempt in (1, 2):
+            try:
+                token = await self.tokens.current()
+            except SignInError as e:  # said once in the log by the tokens; the mail waits its turn
+                raise aiosmtplib.SMTPAuthenticationError(454, str(e)) from None
+            try:
+                await client.auth_xoauth2(user, token)
+                return
+            except aiosmtplib.SMTPAuthenticationError:
+                self.tokens.refused()
+                if attempt == 2:
+                    raise
 
     async def _failed(self, mail: Outgoing, error: BaseException) -> None:
         permanent = _permanent(error)
