@@ -151,6 +151,8 @@ def _db_upgrade(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from gm.lifecycle.house_rules import HouseRuleError, parse_duration
+    from gm.mail.oauth2 import grant
+    from gm.mail.oauth2.providers import from_settings as oauth2_settings
     from gm.status import problems, read_status, report
     from gm.store.db import make_engine, make_session_factory, require_database, transaction
     from gm.store.models import utcnow
@@ -170,7 +172,13 @@ def _status(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     found = problems(status, this_host_only=args.this_host, outbox_age=outbox_age, lag=lag)
-    for line in report(status):
+    lines = report(status)
+    oauth2 = oauth2_settings(settings)
+    if oauth2 is not None:  # the mailbox's sign-in, from the grant kept on this host
+        line, problem = grant.describe(oauth2.grant_path, oauth2.provider.name)
+        lines.append(line)
+        found += [problem] if problem and not args.this_host else []
+    for line in lines:
         print(line)
     print("healthy" if not found else "\n".join(f"UNHEALTHY: {line}" for line in found))
     return 1 if found else 0

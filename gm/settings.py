@@ -169,11 +169,12 @@ class Settings:
         if not host:
             raise SettingsError("no SMTP host configured (GM_SMTP_HOST or [smtp] host)")
         port = self.smtp_port or SMTP_PORTS[self.smtp_tls]
+        if self.oauth2_provider is not None and not self.smtp_password:  # OAuth2, as IMAP
+            return MailServer(host, port, self.smtp_tls, self.smtp_user or self.imap_user, None, oauth2=True)
         user, password = self.smtp_user, self.smtp_password
         if user is None and password is None:
             user, password = self.imap_user, self.imap_password
-        oauth2 = self.oauth2_provider is not None and self.smtp_password is None
-        return MailServer(host, port, self.smtp_tls, user, None if oauth2 else password, oauth2=oauth2)
+        return MailServer(host, port, self.smtp_tls, user, password)
 
 
 # --- loading -------------------------------------------------------------------------------------

@@ -216,6 +216,24 @@ class InboxWatcher:
         return delay
 
 
+def _answer_sasl_errors(client: aioimaplib.IMAP4) -> None:
+    """A server that refuses an XOAUTH2 or OAUTHBEARER token first sends its reason as a challenge
+    ('+ <base64 JSON>', RFC 7628 §3.2.2) and says NO only once the client answers it; aioimaplib
+    never answers, and would wait out its timeout. Answered here with the empty response XOAUTH2
+    expects (OAUTHBEARER's is a single ^A, which servers also take as empty)."""
+    protocol = client.protocol
+    passed_on = protocol._continuation
+
+    def continuation(line: bytes) -> None:
+        command = protocol.pending_sync_command
+        if command is not None and command.name == "AUTHENTICATE" and protocol.transport is not None:
+            protocol.transport.write(b"\r\n")
+        else:
+            passed_on(line)
+
+    protocol._continuation = continuation  # type: ignore[method-assign]
+
+
 class _Session:
     """One connection: login, SELECT, then rounds of search-ingest-flag and waiting."""
 
@@ -326,6 +344,7 @@ class _Session:
         tokens = self.w.tokens
         if tokens is None:
             raise ImapError("OAuth2 sign-in is set but no grant was given to the inbox watcher")
+        _answer_sasl_errors(client)
         for attempt in (1, 2):
             try:
                 token = await tokens.current()

@@ -528,8 +528,8 @@ def start_gm_serve(url: str, dovecot: Dovecot, smtp: SmtpFront | int, data: Path
         GM_SMTP_USER="",
         GM_SMTP_PASSWORD="",
         GM_POLL_SECONDS="1",
-        **settings,
     )
+    env.update(settings)  # the test's own, over these
     log = (data / "serve.log").open("ab")  # kept for a failing run: what the judge said
     root = Path(__file__).resolve().parents[2]
     return subprocess.Popen([sys.executable, "-m", "gm", "serve"], cwd=root, env=env, stdout=log, stderr=log,
@@ -543,3 +543,4 @@ StartGmServe = Callable[..., "subprocess.Popen[bytes]"]
 def gm_serve() -> StartGmServe:
     """start_gm_serve(url, dovecot, smtp_front, data_dir, ...): `gm serve` as a separate process."""
     return start_gm_serve
+from mail.oauth2_servers import oauth2_dovecot, oauth2_server, oauth2_submission, postfix_master  # noqa: E402,F401 - the OAuth2 servers (tests/mail/oauth2_servers.py)

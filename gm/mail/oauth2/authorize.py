@@ -78,10 +78,10 @@ def _loopback(oauth2: OAuth2, user: str, say: Callable[[str], None], browser: bo
                                       login_hint=user, access_type="offline", prompt="consent")
     say(f"To let the judge read and send mail as {user}: sign in as {user} on the page "
         f"{'opened in your browser' if browser else 'at this address, in a browser on this machine'}:\n{request.uri}")
+    waiting = threading.Thread(target=_serve_until, args=(server, came), daemon=True)
+    waiting.start()  # before the browser: one that is waited for must find the judge answering
     if browser:
         webbrowser.open(request.uri)
-    waiting = threading.Thread(target=_serve_until, args=(server, came), daemon=True)
-    waiting.start()
     waiting.join(LOOPBACK_WAIT_SECONDS)
     server.server_close()
     if not came:

@@ -56,3 +56,18 @@ def refused(grant: dict[str, Any]) -> str | None:
     """Why the provider refused this grant ('invalid_grant: ...'), or None."""
     why = grant.get("refused")
     return f"{why.get('error')}: {why.get('description') or 'no reason given'}" if isinstance(why, dict) else None
+
+
+def describe(path: Path, provider: str) -> tuple[str, str | None]:
+    """`gm status`'s line on the mailbox's OAuth2 sign-in, and the problem in it (None: none)."""
+    kept = load(path)
+    if kept is None:
+        return f"mail sign-in: OAuth2 at {provider}, no grant yet", \
+            f"the judge has no OAuth2 grant ({path}): run gm mail authorize"
+    since = f"granted {kept.get('obtained_at', '?')}, last refreshed {kept.get('refreshed_at') or 'never'}"
+    why = refused(kept)
+    if why is not None:
+        at = kept["refused"].get("at", "?")
+        return (f"mail sign-in: OAuth2 at {provider} as {kept.get('user')}, REFUSED by the provider at {at} ({why})",
+                f"the provider refused the judge's OAuth2 grant at {at} ({why}): run gm mail authorize again")
+    return f"mail sign-in: OAuth2 at {provider} as {kept.get('user')}, {since}", None

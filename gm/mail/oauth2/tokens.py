@@ -33,8 +33,12 @@ class GrantRefused(SignInError):
 
 def client(oauth2: OAuth2) -> OAuth2Client:
     p = oauth2.provider
+    # The library takes https endpoints only, unless told otherwise; the settings allow plain http
+    # on the machine itself alone (a provider's stand-in, a local proxy), so that is allowed here.
+    on_this_machine = any(url and url.startswith("http://") for url in (p.token_url, p.authorize_url, p.device_url))
     return OAuth2Client(p.token_url, client_id=oauth2.client_id, client_secret=oauth2.client_secret or None,
-                        authorization_endpoint=p.authorize_url, device_authorization_endpoint=p.device_url)
+                        authorization_endpoint=p.authorize_url, device_authorization_endpoint=p.device_url,
+                        testing=on_this_machine)
 
 
 class AccessTokens:
@@ -71,8 +75,9 @@ class AccessTokens:
             except (InvalidGrant, InvalidClient, UnauthorizedClient) as e:
                 kept["refused"] = {"at": grant.now(), "error": e.error, "description": e.description}
                 grant.save(path, kept)
-                self._tell(grant.refused(kept) or e.error, again)
-                raise GrantRefused(f"the provider refused the OAuth2 grant ({e.error}): {again}") from None
+                why = grant.refused(kept) or e.error
+                self._tell(why, again)
+                raise GrantRefused(f"the provider refused the OAuth2 grant ({why}): {again}") from None
             except OAuth2Error as e:  # the provider's trouble, not the grant's: tried again later
                 answer = getattr(e, "error", None) or type(e).__name__
                 raise SignInError(f"the OAuth2 token endpoint answered {answer}") from None
