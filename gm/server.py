@@ -29,6 +29,7 @@ from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, regi
 from gm.mail.oauth2 import grant
 from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
+from gm.mail.outgoing.pacing import Limits
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
 from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings, SettingsError
@@ -115,7 +116,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 imap, smtp = settings.imap_server(), settings.smtp_server()
             oauth2 = None if settings.embedded else oauth2_settings(settings)
             outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders,
-                                   oauth2=oauth2)
+                                   oauth2=oauth2, limits=Limits(settings.smtp_per_hour, settings.smtp_per_day))
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.

@@ -122,6 +122,10 @@ class Settings:
     smtp_tls: TlsMode = "starttls"
     smtp_user: str | None = None  # default: the IMAP login; used only where the server offers AUTH
     smtp_password: str | None = field(default=None, repr=False)
+    # What the provider lets the mailbox send (each mail has one recipient, so messages and
+    # recipients alike); None: no limit. The outbox keeps under them (gm.mail.outgoing.pacing).
+    smtp_per_hour: int | None = None
+    smtp_per_day: int | None = None
 
     # OAuth2 sign-in (gm.mail.oauth2) for IMAP, and for SMTP unless it has a password of its own:
     # the provider ('microsoft', 'google', 'generic'), the judge's client registration there, and
@@ -203,6 +207,8 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
         for section in ("imap", "smtp")
         for key in ("host", "port", "tls", "user", "password")
     },
+    "GM_SMTP_PER_HOUR": "smtp_per_hour",
+    "GM_SMTP_PER_DAY": "smtp_per_day",
     **{f"GM_OAUTH2_{key.upper()}": f"oauth2_{key}" for key in OAUTH2_KEYS},
 }
 
@@ -251,7 +257,7 @@ def _read_toml(path: Path) -> dict[str, object]:
 
 
 _PORTS = {"imap_port", "smtp_port", "http_port"}
-_INTS = {"max_mail_size", "replies_per_hour", "outbox_senders"}
+_INTS = {"max_mail_size", "replies_per_hour", "outbox_senders", "smtp_per_hour", "smtp_per_day"}
 _DAYS = {"raw_mail_days"}
 _FLOATS = {"poll_seconds", "scheduler_seconds"}
 _TLS = {"imap_tls", "smtp_tls"}

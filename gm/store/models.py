@@ -271,6 +271,8 @@ class OutboundMail(Base):
         # the mail of the last hour to addresses that proved nothing (gm.mail.budget): a few rows
         Index("ix_outbox_unproven_created_at", "created_at", sqlite_where=text("unproven"),
               postgresql_where=text("unproven")),
+        # what the mailbox sent in the last hour and day, against the provider's limits (gm.mail.outgoing.pacing)
+        Index("ix_outbox_claimed_at", "claimed_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -295,6 +297,7 @@ class OutboundMail(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None]
     gave_up_at: Mapped[datetime | None]  # a permanent (5xx) refusal: never tried again
+    claimed_at: Mapped[datetime | None]  # when a sender last took it to send: its place in the provider's limits
     last_error: Mapped[str | None] = mapped_column(Text)
 
     def __init__(self, **kwargs: Any) -> None:

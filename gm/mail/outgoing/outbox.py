@@ -23,6 +23,7 @@ import logging
 import re
 import secrets
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -48,6 +49,7 @@ from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.mail.outgoing import mail_log
 from gm.mail.outgoing.maps_left_out import without_missing_maps
+from gm.mail.outgoing.pacing import LATE_KIND, Limits, room, slow_down, tell_late
 from gm.maps.store import MapStore
 from gm.settings import MailServer
 from gm.store.db import transaction
@@ -55,11 +57,13 @@ from gm.store.models import OutboundMail
 
 log = logging.getLogger(__name__)
 
-# Of the mail due, what goes first: the players' acknowledgements (a player waits for one), then
-# the game's own mail (results, press, ...), and last the notices to strangers (a flood of forged
-# mail can queue many; none of them may delay a player's answer).
+# Of the mail due, what goes first: the players' acknowledgements (a player waits for one; and a
+# GM's notice that results will be late), then the game's own mail (results, start, reminders,
+# ...), then press, and last the notices to strangers (a flood of forged mail can queue many; none
+# of them may delay a player's answer). Under the provider's limits (pacing), the order they go in.
 _ACKS = ("ack", "paused")
-_FIRST = case((OutboundMail.kind.in_(_ACKS), 0), (OutboundMail.kind.in_(("notice", "confirm")), 2), else_=1)
+_FIRST = case((OutboundMail.kind.in_((*_ACKS, LATE_KIND)), 0), (OutboundMail.kind == "press", 2),
+              (OutboundMail.kind.in_(("notice", "confirm")), 3), else_=1)
 
 # And to one address, no other mail while an acknowledgement to it waits, whichever sender holds
 # it: the answer to a mail arrives before the mail the same mail caused (the game's start after the
@@ -70,6 +74,7 @@ _AFTER_ACKS = OutboundMail.kind.in_(_ACKS) | ~exists().where(
     _ack.to_addr == OutboundMail.to_addr, _ack.kind.in_(_ACKS), _ack.sent_at.is_(None), _ack.gave_up_at.is_(None))
 
 SEND_BACKOFF = Backoff(10.0, 600.0)  # 10 s, 20 s, 40 s, ... then every 10 minutes
+SLOW_BACKOFF = Backoff(30.0, 1800.0)  # a server that asks to slow down: no sending for 30 s, 60 s, ... 30 min
 
 
 @dataclass(frozen=True)
@@ -302,6 +307,8 @@ class OutboxSender:
         timeout: float = 60.0,
         ssl_context: ssl.SSLContext | None = None,
         oauth2: OAuth2 | None = None,
+        limits: Limits = Limits(),
+        slow_backoff: Backoff = SLOW_BACKOFF,
     ) -> None:
         self.server = server
         self.session_factory = session_factory
@@ -316,6 +323,10 @@ class OutboxSender:
         self.timeout = timeout
         self.ssl_context = ssl_context
         self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
+        self.limits = limits  # the provider's, for the mailbox (pacing)
+        self.slow_backoff = slow_backoff
+        self._slowed = 0  # "slow down" answers in a row
+        self._paused_until = 0.0  # time.monotonic(): no sending before (the server asked to slow down)
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
         # The maps drawn last (gm.mail.outgoing.game_mail.draw_attachments), kept for the rows that name them
@@ -338,6 +349,10 @@ class OutboxSender:
             while True:
                 self.wakeup.clear()  # before looking: a signal meanwhile means look again
                 wait = self.poll_seconds
+                paused = self._paused_until - time.monotonic()
+                if paused > 0:  # the server asked to slow down: nothing taken meanwhile
+                    await asyncio.sleep(paused)
+                    continue
                 try:
                     room = self.batch - queue.qsize()
                     mails, next_due = await asyncio.to_thread(self._claim, max(room, 0), dict(taken))
@@ -382,14 +397,19 @@ class OutboxSender:
                     client = None
                     continue
                 try:
+                    while (paused := self._paused_until - time.monotonic()) > 0:
+                        await asyncio.sleep(paused)
                     client = await self._send_one(client, mail)
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
                     if client is not None and not client.is_connected:
                         client = None
+                    if slow_down(e):
+                        self._slow(e)
                     await self._failed(mail, e)
                 else:
+                    self._slowed = 0
                     marks.add(mail.id, datetime.now(UTC), wake=mail.kind in _ACKS)  # what waited for it
                     log.info("mail out #%d: %s: sent", mail.id, mail.about)
                 finally:
@@ -479,6 +499,17 @@ class OutboxSender:
                 if attempt == 2:
                     raise
 
+    def _slow(self, error: BaseException) -> None:
+        """The server asked to slow down: no mail from this sender for a while, longer each time
+        it asks again before one is taken. Said once a pause."""
+        if time.monotonic() < self._paused_until:
+            return  # another connection's answer to the same request
+        self._slowed += 1
+        delay = self.slow_backoff.delay(self._slowed)
+        self._paused_until = time.monotonic() + delay
+        log.warning("the SMTP server %s asks the judge to slow down (%s): no mail sent for %.0f s", self.server,
+                    _describe(error), delay)
+
     async def _failed(self, mail: Outgoing, error: BaseException) -> None:
         permanent = _permanent(error)
         if permanent:
@@ -514,6 +545,14 @@ class OutboxSender:
                     .values(next_attempt_at=now + self.lease)
                     .execution_options(synchronize_session=False)
                 )
+            allowed, free_at = room(session, self.limits, now)  # the provider's limits (None: none)
+            if allowed is not None:
+                limit = min(limit, allowed)
+            # Results that will be late under the limits: their GMs told first (the notice goes
+            # with the acknowledgements, before anything this round takes).
+            told = tell_late(session, self.limits, now, _FIRST, waiting) if self.limits else 0
+            if told:
+                session.flush()
             rows = []
             if limit > 0:
                 rows = session.scalars(
@@ -523,7 +562,7 @@ class OutboxSender:
                     .limit(limit)
                     .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
                 ).all()
-            if rows and len(rows) == limit and rows[-1].game_id is not None and rows[-1].attachments:
+            if allowed is None and rows and len(rows) == limit and rows[-1].game_id is not None and rows[-1].attachments:
                 # The rest of the last mail's readers too: a sender draws a mail's maps once for
                 # the readers it takes, and another sender taking the rest would draw them again.
                 last = rows[-1]
@@ -537,6 +576,7 @@ class OutboxSender:
                 ).all()
             for row in rows:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
+                row.claimed_at = now  # counted against the provider's limits from now (pacing)
             about = mail_log.describe(session, rows)
             plans: dict[str, Any] = {}  # a results mail's readers name the same maps: read once
             mails = [replace(Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans), about=about[row.id])
@@ -548,6 +588,8 @@ class OutboxSender:
             )
         if due is not None and due.tzinfo is None:  # an aggregate's result skips the column type
             due = due.replace(tzinfo=UTC)
+        if due is not None and free_at is not None:  # nothing more may go before a slot frees
+            due = max(due, free_at)
         # The maps are drawn now, the database free: drawing inside the claim would hold an SQLite
         # database (and with it the intake of mail) for as long as the pictures take.
         return [mail.drawn(self.drawn_maps) for mail in mails], due
