@@ -216,6 +216,24 @@ class InboxWatcher:
         return delay
 
 
+async def signed_in(server: MailServer, *, oauth2: OAuth2 | None = None, timeout: float = 30.0,
+                    mailbox: str = "INBOX") -> tuple[_Session, Any]:
+    """A connection made as the inbox watcher makes it (TLS, login, SELECT) and the SELECT's
+    response, for `gm mail check`; raises ImapError, OSError or TimeoutError as the watcher meets
+    them. close() the session after."""
+    watcher = InboxWatcher(server, _reads_nothing, timeout=timeout, mailbox=mailbox, oauth2=oauth2)
+    session = _Session(watcher)
+    try:
+        return session, await session.open()
+    except BaseException:
+        session.close()
+        raise
+
+
+def _reads_nothing(*args: Any, **kwargs: Any) -> list[IngestOutcome]:
+    return []
+
+
 def _answer_sasl_errors(client: aioimaplib.IMAP4) -> None:
     """A server that refuses an XOAUTH2 or OAUTHBEARER token first sends its reason as a challenge
     ('+ <base64 JSON>', RFC 7628 §3.2.2) and says NO only once the client answers it; aioimaplib
@@ -245,7 +263,9 @@ class _Session:
         self.exists: int | None = None  # messages in the mailbox, as the server last said
         self.announced = False  # the server told of new mail since the last UID SEARCH
 
-    async def run(self) -> None:
+    async def open(self) -> Any:
+        """Connect (TLS as set), log in (password or XOAUTH2) and SELECT the mailbox; the SELECT's
+        response. What `gm mail check` tries too (signed_in())."""
         w = self.w
         client = self.client = await self._connect()
         if w.server.user is None or (w.server.password is None and not w.server.oauth2):
@@ -259,6 +279,13 @@ class _Session:
         response = await self._command(client.select(w.mailbox))
         if response.result != "OK":
             raise ImapError(f"SELECT {w.mailbox} refused: {_text(response)}")
+        return response
+
+    async def run(self) -> None:
+        w = self.w
+        response = await self.open()
+        client = self.client
+        assert client is not None
         uidvalidity = _uidvalidity(response)
         # Failed mail of another UIDVALIDITY are other mail now (or gone): forget them.
         w._failed = {key: value for key, value in w._failed.items() if key[0] == uidvalidity}

@@ -138,6 +138,13 @@ class Outgoing:
         return replace(self, attachments=attachments, body_text=text, body_html=html)
 
 
+async def signed_in(server: MailServer, *, oauth2: OAuth2 | None = None, timeout: float = 30.0) -> aiosmtplib.SMTP:
+    """A connection made as the outbox makes it (TLS as set, EHLO, AUTH by password or XOAUTH2),
+    for `gm mail check`; raises what the outbox would meet. close() it after."""
+    sender = OutboxSender(server, sessionmaker(), gm_address="", timeout=timeout, oauth2=oauth2)
+    return await sender._connect()
+
+
 class BadOutgoing(ValueError):
     """A row that cannot be made into a mail (e.g. an attachment that is not base64)."""
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
+from gm.cli.common import load_settings as _load_settings
+from gm.cli.mail import mail_commands
 
 VARIANTS = "standard, classical, ambition, ambition-v6, napoleonic, 1700ad"  # gm.variants.REGISTRY, without importing it
 
@@ -90,21 +92,6 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.out) if args.out else None, years=args.years, seed=args.seed, variant=args.variant)
 
 
-def _load_settings(args: argparse.Namespace) -> Settings:
-    """The settings, kept in `args` too: main() names the database in what it says of a failure."""
-    from gm.settings import load_settings
-
-    args.settings = load_settings(args.config)
-    # The judge's secret key (gm.store.judge_key), for the passwords a command hashes: the server's,
-    # or made now where the data folder is. With neither, a hash made here is checked in full until
-    # its next sign-on rehashes it.
-    if args.settings.secret_key_path.exists() or args.settings.data_dir.is_dir():
-        from gm.store import judge_key
-
-        judge_key.load(args.settings.secret_key_path)
-    return args.settings
-
-
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -114,22 +101,6 @@ def _serve(args: argparse.Namespace) -> int:
     settings = _load_settings(args)
     configure(logging.DEBUG if args.debug else logging.INFO)
     return run(settings)
-
-
-def _mail_authorize(args: argparse.Namespace) -> int:
-    from gm.mail.oauth2.authorize import authorize
-    from gm.mail.oauth2.providers import from_settings
-
-    settings = _load_settings(args)
-    oauth2 = from_settings(settings)
-    if oauth2 is None or settings.imap_user is None:
-        print("gm mail authorize: no OAuth2 sign-in is set: set GM_OAUTH2_PROVIDER and GM_OAUTH2_CLIENT_ID "
-              "(see docs/mail-account.md)", file=sys.stderr)
-        return 2
-    kept = authorize(oauth2, settings.imap_user, browser=not args.no_browser)
-    print(f"gm mail authorize: the judge may now read and send mail as {kept['user']} at {kept['provider']} "
-          f"(scope {kept['scope']}); the grant is kept in {oauth2.grant_path}, readable by this user only")
-    return 0
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
@@ -720,14 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
                                help="only if this is the phase under way (S1902M, Spring 1902)")
         short.add_argument("--config", metavar="FILE", help=config_help)
         short.set_defaults(func=_game_master, one_line=True, word=word.upper())
-    mail = sub.add_parser("mail", help="the judge's mailbox")
-    mail_sub = mail.add_subparsers(dest="mail_command", metavar="COMMAND", required=True)
-    mail_authorize = mail_sub.add_parser(
-        "authorize", help="sign the judge in to its mailbox at an OAuth2 provider, once (Microsoft 365, Google)")
-    mail_authorize.add_argument("--no-browser", action="store_true",
-                                help="print the sign-in page's address instead of opening a browser (Google)")
-    mail_authorize.add_argument("--config", metavar="FILE", help=config_help)
-    mail_authorize.set_defaults(func=_mail_authorize)
+    mail_commands(sub, config_help)
     maps = sub.add_parser("map", help="map art: build it from geography, check it against the rules, draw positions")
     map_sub = maps.add_subparsers(dest="map_command", metavar="COMMAND", required=True)
     map_build = map_sub.add_parser(

@@ -1,0 +1,57 @@
+"""`gm mail ...`: the judge's mailbox: `authorize` signs the judge in at an OAuth2 provider once,
+`check` tries the mail settings as gm serve would."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gm.cli.common import load_settings
+
+
+def mail_commands(sub: Any, config_help: str) -> None:
+    """The `gm mail` commands, on the command line's subparsers `sub`."""
+    mail = sub.add_parser("mail", help="the judge's mailbox")
+    mail_sub = mail.add_subparsers(dest="mail_command", metavar="COMMAND", required=True)
+    mail_authorize = mail_sub.add_parser(
+        "authorize", help="sign the judge in to its mailbox at an OAuth2 provider, once (Microsoft 365, Google)")
+    mail_authorize.add_argument("--no-browser", action="store_true",
+                                help="print the sign-in page's address instead of opening a browser (Google)")
+    mail_authorize.add_argument("--config", metavar="FILE", help=config_help)
+    mail_authorize.set_defaults(func=_authorize)
+    mail_check = mail_sub.add_parser(
+        "check", help="log in to IMAP and SMTP as gm serve would, say what each offers, and mail the GM's address "
+                      "and read it back (gm serve stopped); exit 1 on a problem")
+    mail_check.add_argument("--no-send", action="store_true", help="log in only: send no test mail")
+    mail_check.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                            help="how long the test mail may take to come back (default 60)")
+    mail_check.add_argument("--config", metavar="FILE", help=config_help)
+    mail_check.set_defaults(func=_check)
+
+
+def _authorize(args: argparse.Namespace) -> int:
+    from gm.mail.oauth2.authorize import authorize
+    from gm.mail.oauth2.providers import from_settings
+
+    settings = load_settings(args)
+    oauth2 = from_settings(settings)
+    if oauth2 is None or settings.imap_user is None:
+        print("gm mail authorize: no OAuth2 sign-in is set: set GM_OAUTH2_PROVIDER and GM_OAUTH2_CLIENT_ID "
+              "(see docs/mail-account.md)", file=sys.stderr)
+        return 2
+    kept = authorize(oauth2, settings.imap_user, browser=not args.no_browser)
+    print(f"gm mail authorize: the judge may now read and send mail as {kept['user']} at {kept['provider']} "
+          f"(scope {kept['scope']}); the grant is kept in {oauth2.grant_path}, readable by this user only")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from gm.mail.check import check
+
+    settings = load_settings(args)
+    problems = asyncio.run(check(settings, send=not args.no_send, wait=args.wait))
+    print("gm mail check: the mail settings work" if not problems else
+          f"gm mail check: {len(problems)} problem{'s' if len(problems) != 1 else ''} (PROBLEM lines above)")
+    return 1 if problems else 0
