@@ -121,6 +121,7 @@ class ImapError(Exception):
     """The server refused something or the connection broke: the watcher reconnects."""
 
 
+WORKED_SECONDS = 10.0  # a session logged in this long was a working connection: no back-off after it
 RECONNECT_BACKOFF = Backoff(1.0, 60.0)  # after a lost connection: 1 s, 2 s, 4 s, ... then every minute
 RETRY_BACKOFF = Backoff(5.0, 600.0)  # after ingest raised for a mail: 5 s, 10 s, ... then every 10 minutes
 
@@ -190,8 +191,10 @@ class InboxWatcher:
             finally:
                 session.close()
             # Back off further unless the connection had worked for a while (a server that
-            # drops every session at once is not tried more often than one that refuses them).
-            lasted = session.ready and time.monotonic() - started >= self.reconnect.cap
+            # drops every session at once is not tried more often than one that refuses them);
+            # one that ends IDLE early (Gmail, Exchange) or a NAT box that cuts quiet connections
+            # after half a minute is reconnected to at once.
+            lasted = session.ready and time.monotonic() - started >= WORKED_SECONDS
             failures = 1 if lasted else failures + 1
             delay = self.reconnect.delay(failures)
             log.info("reconnecting to %s in %.1f s", self.server, delay)
