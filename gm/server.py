@@ -19,7 +19,9 @@ import signal
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
 
 import gm.mail.intake.dns
 from gm.heartbeat import Heartbeat
@@ -29,6 +31,7 @@ from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, regi
 from gm.mail.oauth2 import grant
 from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
+from gm.mail.outgoing.outbox import ALERT_KIND
 from gm.mail.outgoing.pacing import Limits
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
@@ -40,9 +43,11 @@ from gm.store.db import (
     make_session_factory,
     service_lock,
     shared_database,
+    transaction,
     upgrade,
 )
 from gm.store import judge_key
+from gm.store.models import Game, GameStatus, Master, OutboundMail
 from gm.store.passwords import PasswordVerifier
 from gm.web.publish import TICK_SECONDS as PAGES_TICK
 from gm.web.publish import http_server, keep_pages, serve_pages
@@ -51,6 +56,23 @@ log = logging.getLogger(__name__)
 
 
 IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.ingest.ingest_batch
+
+
+def tell_grant_refused(session_factory: sessionmaker[Session], settings: Settings, wake: Callable[[], None],
+                       why: str) -> None:
+    """Mail the GMs of the games not finished, and the trusted masters, that the provider refused
+    the judge's OAuth2 grant: the judge reads no mail until `gm mail authorize` is run again."""
+    with transaction(session_factory) as session:
+        running = select(Master.email).join(Game, Game.id == Master.game_id).where(
+            Master.left_at.is_(None), Game.status != GameStatus.FINISHED)
+        for to in sorted({*settings.trusted_masters, *session.scalars(running)}):
+            session.add(OutboundMail(
+                to_addr=to, kind=ALERT_KIND, subject=f"gm: the judge cannot read the mail sent to {settings.gm_address}",
+                body_text=f"gm: the mail provider refused the judge's sign-in ({why}). Until the operator runs "
+                          f"`gm mail authorize` again, the judge reads no mail sent to {settings.gm_address}: orders "
+                          "mailed meanwhile wait there, unread, and are read then. Deadlines still pass as set; "
+                          "a GM may want to extend them (EXTEND).\n"))
+    wake()
 
 
 MAILBOX_RETRY_SECONDS = 1.5  # how often a standby tries for the mailbox, and the holder checks it has it
@@ -140,6 +162,10 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 registered=functools.partial(registered_addresses, session_factory),
                 awaiting=functools.partial(awaiting_addresses, session_factory),
                 oauth2=oauth2,
+                # A refused grant stops the reading of mail; where SMTP has a password of its own,
+                # the GMs can still be told by mail.
+                on_grant_refused=functools.partial(tell_grant_refused, session_factory, settings, outbox.wake)
+                if oauth2 is not None and not smtp.oauth2 else None,
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             # Bound now, so that a port in use stops the start with a clear word, not a task later.

@@ -146,9 +146,11 @@ class InboxWatcher:
         registered: Callable[[], set[str]] | None = None,
         awaiting: Callable[[], set[str]] | None = None,
         oauth2: OAuth2 | None = None,
+        on_grant_refused: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
-        self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
+        # XOAUTH2 (server.oauth2); a refused grant told by `on_grant_refused` (see AccessTokens)
+        self.tokens = AccessTokens(oauth2, on_grant_refused) if oauth2 is not None else None
         self.ingest = ingest
         self.on_replies = on_replies  # called when ingest queued replies: wakes the outbox
         self.poll_seconds = poll_seconds

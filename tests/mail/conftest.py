@@ -414,6 +414,43 @@ def smtp_front(dovecot: Dovecot) -> Iterator[SmtpFront]:
         front.stop()
 
 
+@pytest.fixture
+def front_for() -> Iterator[Callable[[int], SmtpFront]]:
+    """front_for(lmtp_port): a started SMTP front delivering into the LMTP server at that port (for a
+    mail server of the test's own), stopped after the test."""
+    started: list[SmtpFront] = []
+
+    def start(lmtp_port: int) -> SmtpFront:
+        front = SmtpFront(LmtpRelay(lmtp_port))
+        front.start()
+        started.append(front)
+        return front
+
+    yield start
+    for front in started:
+        front.stop()
+
+
+@pytest.fixture
+def dovecot_with(dovecot_binary: str) -> Iterator[Callable[[str], Dovecot]]:
+    """dovecot_with(conf): a started Dovecot like `dovecot`'s, with `conf` added to its configuration
+    (another server's behaviour), stopped after the test."""
+    started: list[Dovecot] = []
+
+    def start(conf: str) -> Dovecot:
+        server = Dovecot(dovecot_binary)
+        with (server.base / "dovecot.conf").open("a") as f:
+            f.write(conf)
+        started.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+        shutil.rmtree(server.base, ignore_errors=True)
+
+
 @pytest.fixture(params=["starttls", "ssl"])
 def tls_smtp_front(request: pytest.FixtureRequest, dovecot: Dovecot, tls_files: TlsFiles) -> Iterator[SmtpFront]:
     """The SMTP front with TLS (each way in turn) and AUTH as gm/secret."""

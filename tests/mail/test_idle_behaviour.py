@@ -7,12 +7,11 @@ import asyncio
 import copy
 import email
 import os
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from email.message import EmailMessage
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,22 +33,7 @@ GM = f"gm@{DOMAIN}"
 MAILS = 6
 
 
-def _mail_tests() -> Any:
-    """tests/mail/conftest.py, as pytest loaded it (its Dovecot, SmtpFront, LmtpRelay)."""
-    here = Path(__file__).with_name("conftest.py").resolve()
-    return next(m for m in list(sys.modules.values()) if getattr(m, "__file__", None) and Path(m.__file__).resolve() == here)
-
-
-@pytest.fixture
-def dovecot_without_idle(dovecot_binary: str) -> Iterator[Any]:
-    """The test Dovecot with IDLE left out of what it offers once logged in."""
-    server = _mail_tests().Dovecot(dovecot_binary)
-    with (server.base / "dovecot.conf").open("a") as conf:
-        conf.write("protocol imap {\n  imap_capability = IMAP4rev1 LITERAL+ SASL-IR ID ENABLE UIDPLUS NAMESPACE "
-                   "UNSELECT MOVE\n}\n")
-    server.start()
-    yield server
-    server.stop()
+NO_IDLE = "protocol imap {\n  imap_capability = IMAP4rev1 LITERAL+ SASL-IR ID ENABLE UIDPLUS NAMESPACE UNSELECT MOVE\n}\n"
 
 
 @dataclass
@@ -149,16 +133,11 @@ async def _every_mail_answered_once(url: str, imap: Any, smtp_front: SmtpFront, 
 
 @pytest.mark.long
 async def test_a_server_without_idle_is_polled(
-        migrated_url: str, dovecot_without_idle: Dovecot, read_mailbox: ReadMailbox, gm_serve: StartGmServe,
-        tmp_path: Path) -> None:
-    mail_tests = _mail_tests()
-    front = mail_tests.SmtpFront(mail_tests.LmtpRelay(dovecot_without_idle.lmtp_port))
-    front.start()
-    try:
-        await _every_mail_answered_once(migrated_url, dovecot_without_idle, front, read_mailbox, gm_serve, tmp_path,
-                                        dovecot_without_idle)
-    finally:
-        front.stop()
+        migrated_url: str, dovecot_with: Callable[[str], Dovecot], front_for: Callable[[int], SmtpFront],
+        read_mailbox: ReadMailbox, gm_serve: StartGmServe, tmp_path: Path) -> None:
+    without_idle = dovecot_with(NO_IDLE)  # IDLE left out of what it offers once logged in
+    front = front_for(without_idle.lmtp_port)
+    await _every_mail_answered_once(migrated_url, without_idle, front, read_mailbox, gm_serve, tmp_path, without_idle)
     log = (tmp_path / "serve.log").read_text()
     assert "INBOX (UIDVALIDITY" in log and ", polling)" in log and ", IDLE)" not in log
 

@@ -17,25 +17,26 @@ import subprocess
 import sys
 import time
 from email.message import EmailMessage
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import func, select
 
-from gm.games import create_game
+from gm.games import add_master, create_game
 from gm.lifecycle.phases import start as start_game
 from gm.mail.oauth2 import grant
 from gm.mail.oauth2.providers import OAuth2, provider_of
 from gm.mail.oauth2.tokens import AccessTokens, GrantRefused, NoGrant
 from gm.store.db import make_engine, make_session_factory, transaction
-from gm.store.models import InboundMail, OutboundMail, Player, utcnow
+from gm.store.models import Game, InboundMail, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
 from loopback import stop
 from oauth2server import AuthorizationServer
 
 if TYPE_CHECKING:  # fixtures' types only (see conftest.py)
-    from conftest import ReadMailbox, StartGmServe
+    from conftest import ReadMailbox, SmtpFront, StartGmServe
     from oauth2_servers import OAuth2Dovecot, Submission
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,3 +241,39 @@ async def test_gm_serve_reads_and_sends_with_tokens_that_expire_on_the_way(
     # One answer each, in alice's mailbox, no more.
     answers = [email.message_from_bytes(m.raw) for m in await read_mailbox(oauth2_dovecot.account("alice"))]
     assert sorted(a["In-Reply-To"] for a in answers) == sorted(_orders(n)["Message-ID"] for n in (1, 2, 3))
+
+
+@pytest.mark.long
+async def test_a_refused_grant_is_mailed_to_the_gms_where_smtp_has_a_password_of_its_own(
+        migrated_url: str, oauth2_server: AuthorizationServer, oauth2_dovecot: OAuth2Dovecot,
+        front_for: Callable[[int], SmtpFront], gm_serve: StartGmServe, read_mailbox: ReadMailbox,
+        tmp_path: Path) -> None:
+    keep_grant(oauth2_server, tmp_path / "oauth2-grant.json")
+    await asyncio.to_thread(_setup_game, migrated_url)
+    with transaction(make_session_factory(make_engine(migrated_url))) as s:  # bob is the game's GM
+        game = s.scalars(select(Game)).one()
+        add_master(s, game, f"bob@{DOMAIN}", None)
+    front = front_for(oauth2_dovecot.lmtp_port)  # SMTP by another route than the grant: a relay of its own
+    oauth2 = {k: v for k, v in settings_env(oauth2_server, tmp_path).items() if k.startswith("GM_OAUTH2_")}
+    server = gm_serve(migrated_url, oauth2_dovecot, front, tmp_path, GM_SMTP_USER="relay", GM_SMTP_PASSWORD="pw",
+                      **oauth2)
+    try:
+        deadline = time.monotonic() + 30
+        while not any(user == "gm" for user, _ in oauth2_dovecot.logins()):
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            await asyncio.sleep(0.2)
+        # The grant is revoked, the judge's connection dropped: it cannot log in again.
+        oauth2_server.revoke("gm")
+        oauth2_dovecot.stop()
+        oauth2_dovecot.start()
+        while not oauth2_dovecot.stored("bob"):
+            assert time.monotonic() < deadline + 30, (tmp_path / "serve.log").read_text()
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(3)  # the judge tries again meanwhile: no second mail
+    finally:
+        stop(server, timeout=15)
+    told = [email.message_from_bytes(m.raw) for m in await read_mailbox(oauth2_dovecot.account("bob"))]
+    assert [m["Subject"] for m in told] == [f"gm: the judge cannot read the mail sent to gm@{DOMAIN}"]
+    assert "run `gm mail authorize`" in (tmp_path / "serve.log").read_text()
+    kept = grant.load(tmp_path / "oauth2-grant.json")
+    assert kept is not None and kept["refused"]["error"] == "invalid_grant"

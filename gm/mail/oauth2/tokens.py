@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from requests_oauth2client import OAuth2Client
 from requests_oauth2client.exceptions import InvalidClient, InvalidGrant, OAuth2Error, UnauthorizedClient
@@ -42,10 +43,13 @@ def client(oauth2: OAuth2) -> OAuth2Client:
 
 
 class AccessTokens:
-    """`await current()` is a valid access token; `refused()` when a server refused it."""
+    """`await current()` is a valid access token; `refused()` when a server refused it. With
+    `on_refused`, called (in a worker thread) with the reason when this process finds the provider
+    refusing the grant: once, whichever process finds it first."""
 
-    def __init__(self, oauth2: OAuth2) -> None:
+    def __init__(self, oauth2: OAuth2, on_refused: Callable[[str], None] | None = None) -> None:
         self.oauth2 = oauth2
+        self.on_refused = on_refused
         self._token: str | None = None
         self._expires = 0.0  # time.time()
         self._told: str | None = None  # the refusal logged already: one line, not one a login
@@ -77,6 +81,11 @@ class AccessTokens:
                 grant.save(path, kept)
                 why = grant.refused(kept) or e.error
                 self._tell(why, again)
+                if self.on_refused is not None:
+                    try:
+                        self.on_refused(why)
+                    except Exception:  # telling is a courtesy: the refusal is logged and kept anyway
+                        log.exception("could not tell of the refused OAuth2 grant")
                 raise GrantRefused(f"the provider refused the OAuth2 grant ({why}): {again}") from None
             except OAuth2Error as e:  # the provider's trouble, not the grant's: tried again later
                 answer = getattr(e, "error", None) or type(e).__name__

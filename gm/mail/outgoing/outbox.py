@@ -62,7 +62,8 @@ log = logging.getLogger(__name__)
 # ...), then press, and last the notices to strangers (a flood of forged mail can queue many; none
 # of them may delay a player's answer). Under the provider's limits (pacing), the order they go in.
 _ACKS = ("ack", "paused")
-_FIRST = case((OutboundMail.kind.in_((*_ACKS, LATE_KIND)), 0), (OutboundMail.kind == "press", 2),
+ALERT_KIND = "alert"  # the judge's own trouble, to the GMs (gm.server.tell_grant_refused)
+_FIRST = case((OutboundMail.kind.in_((*_ACKS, LATE_KIND, ALERT_KIND)), 0), (OutboundMail.kind == "press", 2),
               (OutboundMail.kind.in_(("notice", "confirm")), 3), else_=1)
 
 # And to one address, no other mail while an acknowledgement to it waits, whichever sender holds
