@@ -198,3 +198,18 @@ def test_what_asks_to_slow_down() -> None:
     assert not slow_down(aiosmtplib.SMTPResponseException(450, "4.2.0 Mailbox busy"))
     assert not slow_down(aiosmtplib.SMTPRecipientsRefused([aiosmtplib.SMTPRecipientRefused(550, "5.1.1 No", "a@b")]))
     assert not slow_down(OSError("connection refused"))
+
+
+async def test_two_senders_sharing_the_database_keep_under_the_limit_together(
+        session_factory: sessionmaker[Session], capped: Any) -> None:
+    server, port = capped(100)  # the server would take more: the limit is the judge's own
+    _queue(session_factory)
+    senders = [OutboxSender(MailServer("127.0.0.1", port), session_factory, gm_address=GM, poll_seconds=0.05,
+                            limits=Limits(per_hour=5)) for _ in range(2)]
+    async with running(senders[0]) as first, running(senders[1]):
+        await until(first, lambda: len(server.taken) >= 5)
+        await asyncio.sleep(1.0)  # both keep looking, often
+    assert len(server.taken) == 5 and len(set(server.ids())) == 5
+    with transaction(session_factory) as session:  # and the GM was told once, not once a sender
+        assert session.scalar(select(func.count()).select_from(OutboundMail)
+                              .where(OutboundMail.kind == LATE_KIND)) == 1
