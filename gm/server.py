@@ -33,6 +33,7 @@ from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.mail.outgoing.outbox import ALERT_KIND
 from gm.mail.outgoing.pacing import Limits
+from gm.mail.outgoing.signing import DkimKey, load_key
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
 from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings, SettingsError
@@ -56,6 +57,20 @@ log = logging.getLogger(__name__)
 
 
 IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.ingest.ingest_batch
+
+
+def judge_dkim_key(settings: Settings) -> DkimKey | None:
+    """The key the judge signs its mail with (none without a selector); raises SettingsError."""
+    path = settings.dkim_key_path
+    if settings.dkim_selector is None or path is None:
+        return None
+    if not path.exists():
+        raise SettingsError(f"no DKIM key at {path} for the selector {settings.dkim_selector} (GM_DKIM_SELECTOR): "
+                            "make one with gm mail dkim-key, or set GM_DKIM_KEY to yours")
+    try:
+        return load_key(path, settings.dkim_selector, settings.gm_address.rpartition("@")[2].lower())
+    except ValueError as e:
+        raise SettingsError(str(e)) from None
 
 
 def tell_grant_refused(session_factory: sessionmaker[Session], settings: Settings, wake: Callable[[], None],
@@ -88,6 +103,7 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
         raise SettingsError(f"OAuth2 sign-in to {oauth2.provider.name} is set but the judge has no grant yet "
                             f"({oauth2.grant_path}): run `gm mail authorize` once")
     url = settings.db_url
+    judge_dkim_key(settings)  # a key that cannot be read stops the start, in one line, before anything runs
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):
             await _serve(settings, url, ingest_function, None)
@@ -138,7 +154,8 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 imap, smtp = settings.imap_server(), settings.smtp_server()
             oauth2 = None if settings.embedded else oauth2_settings(settings)
             outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders,
-                                   oauth2=oauth2, limits=Limits(settings.smtp_per_hour, settings.smtp_per_day))
+                                   oauth2=oauth2, limits=Limits(settings.smtp_per_hour, settings.smtp_per_day),
+                                   dkim=judge_dkim_key(settings))
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.

@@ -126,6 +126,10 @@ class Settings:
     # recipients alike); None: no limit. The outbox keeps under them (gm.mail.outgoing.pacing).
     smtp_per_hour: int | None = None
     smtp_per_day: int | None = None
+    # DKIM signatures on what the judge sends (gm.mail.outgoing.signing): the selector (none: no
+    # signature) and the key file (default: data_dir/dkim-<selector>.key, as gm mail dkim-key writes it).
+    dkim_selector: str | None = None
+    dkim_key: Path | None = None
 
     # OAuth2 sign-in (gm.mail.oauth2) for IMAP, and for SMTP unless it has a password of its own:
     # the provider ('microsoft', 'google', 'generic'), the judge's client registration there, and
@@ -155,6 +159,13 @@ class Settings:
     @property
     def db_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'gm.sqlite3'}"
+
+    @property
+    def dkim_key_path(self) -> Path | None:
+        """The DKIM key file, when a selector is set."""
+        if self.dkim_selector is None:
+            return None
+        return self.dkim_key or self.data_dir / f"dkim-{self.dkim_selector}.key"
 
     @property
     def secret_key_path(self) -> Path:
@@ -209,6 +220,8 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     },
     "GM_SMTP_PER_HOUR": "smtp_per_hour",
     "GM_SMTP_PER_DAY": "smtp_per_day",
+    "GM_DKIM_SELECTOR": "dkim_selector",
+    "GM_DKIM_KEY": "dkim_key",
     **{f"GM_OAUTH2_{key.upper()}": f"oauth2_{key}" for key in OAUTH2_KEYS},
 }
 
@@ -320,6 +333,14 @@ def _convert(name: str, value: object, where: str) -> Any:
         return mode
     if name == "data_dir":
         return Path(value)
+    if name == "dkim_key":
+        return Path(value) if value.strip() else None
+    if name == "dkim_selector":  # a DNS label, or labels
+        selector = value.strip().lower()
+        if selector and not re.fullmatch(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*",
+                                         selector):
+            raise SettingsError(f"{where}: not a DKIM selector: {value!r}: give a DNS name such as gm1 or 2026-11")
+        return selector or None
     if name == "pages_dir":
         return Path(value) if value.strip() else None
     if name == "public_url":

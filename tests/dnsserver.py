@@ -15,7 +15,7 @@ import dkim
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from dnslib import MX, QTYPE, RCODE, RR, TXT, A, DNSRecord
+from dnslib import MX, PTR, QTYPE, RCODE, RR, TXT, A, DNSRecord
 from dnslib.server import BaseResolver, DNSHandler, DNSLogger, DNSServer
 
 import gm.mail.intake.dns
@@ -83,7 +83,7 @@ def _key(name: str) -> str:
     return name.lower().rstrip(".")
 
 
-def _rdata(type: str, value: str) -> TXT | A | MX:
+def _rdata(type: str, value: str) -> TXT | A | MX | PTR:
     if type == "TXT":
         data = value.encode()
         return TXT([data[i : i + 255] for i in range(0, len(data), 255)] or [b""])
@@ -92,6 +92,8 @@ def _rdata(type: str, value: str) -> TXT | A | MX:
     if type == "MX":
         preference, _, host = value.rpartition(" ")
         return MX(host, int(preference or 10))
+    if type == "PTR":
+        return PTR(value)
     raise ValueError(f"no such record type here: {type}")
 
 

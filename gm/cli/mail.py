@@ -27,6 +27,18 @@ def mail_commands(sub: Any, config_help: str) -> None:
                             help="how long the test mail may take to come back (default 60)")
     mail_check.add_argument("--config", metavar="FILE", help=config_help)
     mail_check.set_defaults(func=_check)
+    dkim_key = mail_sub.add_parser(
+        "dkim-key", help="make the judge's DKIM key (RSA 2048, or Ed25519) and print the DNS record to publish")
+    dkim_key.add_argument("--selector", help="the selector (default: GM_DKIM_SELECTOR, else gm1)")
+    dkim_key.add_argument("--ed25519", action="store_true",
+                          help="an Ed25519 key (RFC 8463): short, but not every receiver checks it yet")
+    dkim_key.add_argument("--config", metavar="FILE", help=config_help)
+    dkim_key.set_defaults(func=_dkim_key)
+    dns = mail_sub.add_parser(
+        "dns", help="what the GM address's domain publishes (MX, SPF, DKIM, DMARC, reverse DNS) and what is "
+                    "missing or wrong; exit 1 if any")
+    dns.add_argument("--config", metavar="FILE", help=config_help)
+    dns.set_defaults(func=_dns)
 
 
 def _authorize(args: argparse.Namespace) -> int:
@@ -54,4 +66,40 @@ def _check(args: argparse.Namespace) -> int:
     problems = asyncio.run(check(settings, send=not args.no_send, wait=args.wait))
     print("gm mail check: the mail settings work" if not problems else
           f"gm mail check: {len(problems)} problem{'s' if len(problems) != 1 else ''} (PROBLEM lines above)")
+    return 1 if problems else 0
+
+
+def _dkim_key(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from gm.mail.outgoing.signing import load_key, new_key
+
+    settings = load_settings(args)
+    selector = (args.selector or settings.dkim_selector or "gm1").lower()
+    path = replace(settings, dkim_selector=selector).dkim_key_path
+    assert path is not None
+    domain = settings.gm_address.rpartition("@")[2].lower()
+    if path.exists():
+        print(f"gm mail dkim-key: {path} exists already (a key in use): move it away first, or name another selector",
+              file=sys.stderr)
+        return 2
+    new_key(path, "ed25519" if args.ed25519 else "rsa")
+    key = load_key(path, selector, domain)
+    print(f"gm mail dkim-key: a new {key.algorithm} key in {path} (readable by this user only). Publish this TXT "
+          f"record, then set GM_DKIM_SELECTOR={selector}" + (f" and GM_DKIM_KEY={path}" if settings.dkim_key else "")
+          + " and restart gm serve; gm mail dns checks it:")
+    print(f"{key.record_name}. IN TXT \"{key.record()}\"")
+    return 0
+
+
+def _dns(args: argparse.Namespace) -> int:
+    import gm.mail.intake.dns
+    from gm.mail.published import check
+    from gm.server import judge_dkim_key
+
+    settings = load_settings(args)
+    gm.mail.intake.dns.configure(settings.dns_server)
+    problems = check(settings, judge_dkim_key(settings))
+    print("gm mail dns: the records a receiver looks at are in place" if not problems else
+          f"gm mail dns: {len(problems)} to publish or put right (MISSING and WRONG lines above)")
     return 1 if problems else 0

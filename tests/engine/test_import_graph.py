@@ -49,7 +49,7 @@ MAIL_ROOMS = (
     ("gm.mail.commands",),  # the language: one module a command
     ("gm.mail.ingest", "gm.mail.retention"),  # a mail taken in, from end to end; how long mail is kept
     ("gm.mail.inbox", "gm.mail.embedded"),  # the IMAP watcher that feeds ingest; the embedded servers
-    ("gm.mail.check",),  # gm mail check: signs in as the inbox watcher and the outbox do
+    ("gm.mail.check", "gm.mail.published"),  # gm mail check (signs in as gm serve does), gm mail dns
 )
 
 

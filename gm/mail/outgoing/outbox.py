@@ -50,6 +50,7 @@ from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.mail.outgoing import mail_log
 from gm.mail.outgoing.maps_left_out import without_missing_maps
 from gm.mail.outgoing.pacing import LATE_KIND, Limits, room, slow_down, tell_late
+from gm.mail.outgoing.signing import DkimKey, sign
 from gm.maps.store import MapStore
 from gm.settings import MailServer
 from gm.store.db import transaction
@@ -317,6 +318,7 @@ class OutboxSender:
         oauth2: OAuth2 | None = None,
         limits: Limits = Limits(),
         slow_backoff: Backoff = SLOW_BACKOFF,
+        dkim: DkimKey | None = None,
     ) -> None:
         self.server = server
         self.session_factory = session_factory
@@ -332,6 +334,7 @@ class OutboxSender:
         self.ssl_context = ssl_context
         self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
         self.limits = limits  # the provider's, for the mailbox (pacing)
+        self.dkim = dkim  # the judge's DKIM key: every mail signed with it (signing)
         self.slow_backoff = slow_backoff
         self._slowed = 0  # "slow down" answers in a row
         self._paused_until = 0.0  # time.monotonic(): no sending before (the server asked to slow down)
@@ -433,6 +436,8 @@ class OutboxSender:
         """Send one mail over `client` (connecting first if need be); returns the connection. A
         connection kept open may have been closed by the server meanwhile: then once more, anew."""
         message = build_message(mail, self.gm_address)
+        if self.dkim is not None:  # signed by the GM address's domain (a millisecond or two with RSA)
+            message = sign(message, self.dkim)
         if client is not None and client.is_connected:
             try:
                 await client.sendmail(self.gm_address, [mail.to_addr], message)

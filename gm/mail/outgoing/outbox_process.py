@@ -26,6 +26,7 @@ from gm.mail.backoff import Backoff
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.outgoing.outbox import OutboxSender
 from gm.mail.outgoing.pacing import Limits
+from gm.mail.outgoing.signing import DkimKey
 from gm.settings import MailServer
 from gm.store.db import make_engine, make_session_factory
 
@@ -45,8 +46,9 @@ class OutboxProcess:
     default_processes); start(), wake() at will, stop()."""
 
     def __init__(self, smtp: MailServer, db_url: str, *, gm_address: str, poll_seconds: float = 5.0,
-                 processes: int | None = None, oauth2: OAuth2 | None = None, limits: Limits = Limits()) -> None:
-        args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel(), oauth2, limits)
+                 processes: int | None = None, oauth2: OAuth2 | None = None, limits: Limits = Limits(),
+                 dkim: DkimKey | None = None) -> None:
+        args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel(), oauth2, limits, dkim)
         self.children = [_Child(args) for _ in range(processes or default_processes())]
 
     @property
@@ -144,14 +146,14 @@ class _Child:
 
 
 def _child(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, level: int, oauth2: OAuth2 | None,
-           limits: Limits, wake: Connection) -> None:
+           limits: Limits, dkim: DkimKey | None, wake: Connection) -> None:
     configure(level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the service, which stops us
-    asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, oauth2, limits, wake))
+    asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, oauth2, limits, dkim, wake))
 
 
 async def _serve_outbox(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, oauth2: OAuth2 | None,
-                        limits: Limits, wake: Connection) -> None:
+                        limits: Limits, dkim: DkimKey | None, wake: Connection) -> None:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -172,7 +174,7 @@ async def _serve_outbox(smtp: MailServer, db_url: str, gm_address: str, poll_sec
     engine = make_engine(db_url)
     try:
         sender = OutboxSender(smtp, make_session_factory(engine), gm_address=gm_address, wakeup=wakeup,
-                              poll_seconds=poll_seconds, oauth2=oauth2, limits=limits)
+                              poll_seconds=poll_seconds, oauth2=oauth2, limits=limits, dkim=dkim)
         await sender.run()
     except asyncio.CancelledError:
         pass
