@@ -389,13 +389,24 @@ class _Session:
         return response
 
     async def _command(self, awaitable: Awaitable[T]) -> T:
-        """One IMAP command, bounded by the timeout; a connection lost before it is an error."""
+        """One IMAP command, bounded by the timeout; a connection lost before it or while it waits
+        for its answer is an error at once (a server restarted mid-command is not waited for)."""
         if self.lost.is_set():
             raise ImapError("connection lost")
-        # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancellation that
-        # comes as the command completes, and the watcher would then not stop when told to.
-        async with asyncio.timeout(self.w.timeout):
-            return await awaitable
+        command = asyncio.ensure_future(awaitable)
+        lost = asyncio.ensure_future(self.lost.wait())
+        try:
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancellation
+            # that comes as the command completes, and the watcher would then not stop when told to.
+            async with asyncio.timeout(self.w.timeout):
+                await asyncio.wait({command, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+            if not command.done():
+                command.cancel()
+        if not command.done():
+            raise ImapError("connection lost")
+        return command.result()
 
     # --- one round ---------------------------------------------------------------------------
 
