@@ -1,6 +1,6 @@
 """`gm mail check`: the mail settings tried as the judge uses them, before a game depends on them.
 
-It logs in to IMAP as the inbox watcher does (TLS as set, a password or XOAUTH2, the mailbox
+It logs in to IMAP as the inbox watcher does (TLS as set, a password or an OAuth2 token, the mailbox
 selected) and to SMTP as the outbox does, says what each server offers (IDLE, the ways to log in,
 TLS) and how long each step took, then mails the judge's own address and reads the mail back: the
 round trip a player's mail and its answer make. Each problem is one line saying what to do about
@@ -23,6 +23,7 @@ from typing import Any
 import aiosmtplib
 
 from gm.mail.inbox import ImapError, signed_in
+from gm.mail.oauth2 import sasl
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.oauth2.tokens import SignInError
@@ -110,7 +111,7 @@ async def _imap(found: Check, server: MailServer, oauth2: OAuth2 | None, timeout
         ways = sorted(c.removeprefix("AUTH=") for c in capabilities if c.startswith("AUTH="))
         count = next((int(m.group(1)) for line in selected.lines if isinstance(line, bytes)
                       and (m := re.match(rb"(\d+) EXISTS", line))), None)
-        found.ok(f"{where}: logged in as {server.user} by {'XOAUTH2' if server.oauth2 else 'password'} in "
+        found.ok(f"{where}: logged in as {server.user} by {session.mechanism} in "
                  f"{_took(started)}; offers {'IDLE' if 'IDLE' in capabilities else 'no IDLE (the judge polls)'}"
                  f"{', log-in by ' + ' '.join(ways) if ways else ''}; INBOX holds {count if count is not None else '?'} mails")
         return session
@@ -150,7 +151,8 @@ async def _smtp(found: Check, server: MailServer, oauth2: OAuth2 | None, timeout
     else:
         ways = sorted(client.server_auth_methods)
         size = client.esmtp_extensions.get("size")
-        logged = (f"logged in as {server.user} by {'XOAUTH2' if server.oauth2 else 'password'}" if ways and server.user
+        how = sasl.mechanism(set(ways)) if server.oauth2 else "password"
+        logged = (f"logged in as {server.user} by {how}" if ways and server.user
                   else "no log-in (the server offers none)" if not ways else "no log-in set")
         found.ok(f"{where}: {logged} in {_took(started)}; offers "
                  f"{'log-in by ' + ' '.join(w.upper() for w in ways) if ways else 'no AUTH'}"

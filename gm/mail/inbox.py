@@ -37,6 +37,7 @@ import aioimaplib
 
 from gm.mail.ingest import Fetched, IngestOutcome
 from gm.mail.backoff import Backoff
+from gm.mail.oauth2 import sasl
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.settings import MailServer
@@ -149,7 +150,7 @@ class InboxWatcher:
         on_grant_refused: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
-        # XOAUTH2 (server.oauth2); a refused grant told by `on_grant_refused` (see AccessTokens)
+        # OAuth2 sign-in (server.oauth2); a refused grant told by `on_grant_refused` (see AccessTokens)
         self.tokens = AccessTokens(oauth2, on_grant_refused) if oauth2 is not None else None
         self.ingest = ingest
         self.on_replies = on_replies  # called when ingest queued replies: wakes the outbox
@@ -239,18 +240,18 @@ def _reads_nothing(*args: Any, **kwargs: Any) -> list[IngestOutcome]:
     return []
 
 
-def _answer_sasl_errors(client: aioimaplib.IMAP4) -> None:
+def _answer_sasl_errors(client: aioimaplib.IMAP4, answer: bytes) -> None:
     """A server that refuses an XOAUTH2 or OAUTHBEARER token first sends its reason as a challenge
     ('+ <base64 JSON>', RFC 7628 §3.2.2) and says NO only once the client answers it; aioimaplib
-    never answers, and would wait out its timeout. Answered here with the empty response XOAUTH2
-    expects (OAUTHBEARER's is a single ^A, which servers also take as empty)."""
+    never answers, and would wait out its timeout. Answered here with the mechanism's `answer`
+    (gm.mail.oauth2.sasl.ERROR_ANSWER)."""
     protocol = client.protocol
     passed_on = protocol._continuation
 
     def continuation(line: bytes) -> None:
         command = protocol.pending_sync_command
         if command is not None and command.name == "AUTHENTICATE" and protocol.transport is not None:
-            protocol.transport.write(b"\r\n")
+            protocol.transport.write(answer + b"\r\n")
         else:
             passed_on(line)
 
@@ -265,18 +266,19 @@ class _Session:
         self.client: aioimaplib.IMAP4 | None = None
         self.lost = asyncio.Event()
         self.ready = False  # logged in and mailbox selected
+        self.mechanism = "password"  # how it logged in: the password, or an OAuth2 SASL mechanism
         self.exists: int | None = None  # messages in the mailbox, as the server last said
         self.announced = False  # the server told of new mail since the last UID SEARCH
 
     async def open(self) -> Any:
-        """Connect (TLS as set), log in (password or XOAUTH2) and SELECT the mailbox; the SELECT's
+        """Connect (TLS as set), log in (password or OAuth2) and SELECT the mailbox; the SELECT's
         response. What `gm mail check` tries too (signed_in())."""
         w = self.w
         client = self.client = await self._connect()
         if w.server.user is None or (w.server.password is None and not w.server.oauth2):
             raise ImapError("no IMAP user or password configured")
         if w.server.oauth2:
-            response = await self._xoauth2(client, w.server.user)
+            response = await self._oauth2(client, w.server.user)
         else:
             response = await self._command(client.login(w.server.user, w.server.password))
         if response.result != "OK":
@@ -370,20 +372,26 @@ class _Session:
         if self.client.protocol.transport is not None:
             self.client.protocol.transport.close()
 
-    async def _xoauth2(self, client: aioimaplib.IMAP4, user: str) -> Any:
-        """AUTHENTICATE XOAUTH2 with the current access token; once more with a new one if it is
-        refused (a provider may end a token before its time)."""
+    async def _oauth2(self, client: aioimaplib.IMAP4, user: str) -> Any:
+        """AUTHENTICATE with the current access token, by OAUTHBEARER where the server offers it,
+        else XOAUTH2 (sasl); once more with a new token if it is refused (a provider may end a
+        token before its time)."""
         tokens = self.w.tokens
         if tokens is None:
             raise ImapError("OAuth2 sign-in is set but no grant was given to the inbox watcher")
-        _answer_sasl_errors(client)
+        protocol = client.protocol
+        self.mechanism = sasl.mechanism({c.removeprefix("AUTH=") for c in protocol.capabilities if c.startswith("AUTH=")})
+        _answer_sasl_errors(client, sasl.ERROR_ANSWER[self.mechanism])
         for attempt in (1, 2):
             try:
                 token = await tokens.current()
             except SignInError as e:
                 raise ImapError(str(e)) from None
-            response = await self._command(client.xoauth2(user, token))
+            first = sasl.initial_response(self.mechanism, user, token, self.w.server.host, self.w.server.port)
+            command = aioimaplib.Command("AUTHENTICATE", protocol.new_tag(), self.mechanism, first, loop=protocol.loop)
+            response = await self._command(protocol.execute(command, scrub=first))  # the token, encoded: never in a log
             if response.result == "OK":
+                protocol.state = aioimaplib.AUTH
                 break
             tokens.refused()
         return response

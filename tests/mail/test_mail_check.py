@@ -123,7 +123,7 @@ def test_oauth2_settings_are_checked_with_a_token(
                                                 "user": "gm", "refresh_token": oauth2_server.grant()["refresh_token"]})
     done = mail_check(env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "logged in as gm by XOAUTH2" in done.stdout and f"logged in as gm@{DOMAIN} by XOAUTH2" in done.stdout
+    assert "logged in as gm by OAUTHBEARER" in done.stdout and f"logged in as gm@{DOMAIN} by OAUTHBEARER" in done.stdout
     oauth2_server.revoke("gm")
     done = mail_check(env, "--no-send")
     assert done.returncode == 1 and len(problems(done.stdout)) == 2  # IMAP and SMTP, each in one line

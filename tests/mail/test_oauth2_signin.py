@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from email.message import EmailMessage
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +26,11 @@ from sqlalchemy import func, select
 
 from gm.games import add_master, create_game
 from gm.lifecycle.phases import start as start_game
+from gm.mail.inbox import ImapError, signed_in
 from gm.mail.oauth2 import grant
 from gm.mail.oauth2.providers import OAuth2, provider_of
 from gm.mail.oauth2.tokens import AccessTokens, GrantRefused, NoGrant
+from gm.settings import MailServer
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import Game, InboundMail, OutboundMail, Player, utcnow
 from gm.store.passwords import hash_password
@@ -228,11 +230,12 @@ async def test_gm_serve_reads_and_sends_with_tokens_that_expire_on_the_way(
         # Well within the IMAP timeout (30 s): a connection lost mid-command is noticed at once.
         await until(3, within=15)
         # The judge's tokens had an hour left by its own count: it refreshed because the servers
-        # refused them, and signed in with XOAUTH2 each time (Dovecot would take a token as a password).
+        # refused them, and signed in with OAUTHBEARER, which both servers offer, each time (Dovecot
+        # would take a token as a password).
         assert oauth2_server.refreshed > refreshed
         imap = [m for user, m in oauth2_dovecot.logins() if user == "gm"]
-        assert len(imap) >= 2 and set(imap) == {"XOAUTH2"}
-        assert {m for _, m in oauth2_submission.logins()} == {"XOAUTH2"}
+        assert len(imap) >= 2 and set(imap) == {"OAUTHBEARER"}
+        assert {m for _, m in oauth2_submission.logins()} == {"OAUTHBEARER"}
     finally:
         stop(server, timeout=15)
     log = (tmp_path / "serve.log").read_text()
@@ -278,3 +281,42 @@ async def test_a_refused_grant_is_mailed_to_the_gms_where_smtp_has_a_password_of
     assert "run `gm mail authorize`" in (tmp_path / "serve.log").read_text()
     kept = grant.load(tmp_path / "oauth2-grant.json")
     assert kept is not None and kept["refused"]["error"] == "invalid_grant"
+
+
+@pytest.fixture
+def xoauth2_only(dovecot_binary: str, oauth2_server: AuthorizationServer) -> Iterator[OAuth2Dovecot]:
+    """A Dovecot taking tokens by XOAUTH2 only, as Microsoft's servers do (and a Postfix on it too)."""
+    from mail.oauth2_servers import OAuth2Dovecot
+
+    server = OAuth2Dovecot(dovecot_binary, introspection_url=oauth2_server.introspect_url, scope=oauth2_server.scope)
+    conf = server.base / "dovecot.conf"
+    conf.write_text(conf.read_text().replace("xoauth2 oauthbearer", "xoauth2"))
+    server.start()
+    yield server
+    server.stop()
+
+
+async def test_a_server_without_oauthbearer_gets_xoauth2(
+        oauth2_server: AuthorizationServer, xoauth2_only: OAuth2Dovecot, tmp_path: Path) -> None:
+    oauth2 = oauth2_of(oauth2_server, tmp_path)
+    keep_grant(oauth2_server, oauth2.grant_path)
+    account = MailServer("127.0.0.1", xoauth2_only.imap_port, "none", "gm", None, oauth2=True)
+    session, _ = await signed_in(account, oauth2=oauth2, timeout=10)
+    session.close()
+    assert session.mechanism == "XOAUTH2"
+    assert [m for user, m in xoauth2_only.logins() if user == "gm"] == ["XOAUTH2"]
+
+
+async def test_a_refused_oauthbearer_token_is_answered_and_refused_at_once(
+        oauth2_server: AuthorizationServer, oauth2_dovecot: OAuth2Dovecot, tmp_path: Path) -> None:
+    """RFC 7628: the server's refusal comes as a challenge the client answers with ^A; the judge
+    does, and hears NO at once instead of waiting out its timeout."""
+    oauth2 = oauth2_of(oauth2_server, tmp_path)
+    keep_grant(oauth2_server, oauth2.grant_path)
+    oauth2_server.revoke("gm")
+    keep_grant(oauth2_server, oauth2.grant_path, user="someone-else")  # a working grant, for another user
+    account = MailServer("127.0.0.1", oauth2_dovecot.imap_port, "none", "gm", None, oauth2=True)
+    started = time.monotonic()
+    with pytest.raises(ImapError, match=r"login as 'gm' refused"):
+        await signed_in(account, oauth2=oauth2, timeout=20)
+    assert time.monotonic() - started < 10

@@ -45,6 +45,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from gm.mail.backoff import Backoff
+from gm.mail.oauth2 import sasl
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.mail.outgoing import mail_log
@@ -141,7 +142,7 @@ class Outgoing:
 
 
 async def signed_in(server: MailServer, *, oauth2: OAuth2 | None = None, timeout: float = 30.0) -> aiosmtplib.SMTP:
-    """A connection made as the outbox makes it (TLS as set, EHLO, AUTH by password or XOAUTH2),
+    """A connection made as the outbox makes it (TLS as set, EHLO, AUTH by password or OAuth2),
     for `gm mail check`; raises what the outbox would meet. close() it after."""
     sender = OutboxSender(server, sessionmaker(), gm_address="", timeout=timeout, oauth2=oauth2)
     return await sender._connect()
@@ -332,7 +333,7 @@ class OutboxSender:
         self.idle_seconds = idle_seconds
         self.timeout = timeout
         self.ssl_context = ssl_context
-        self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # XOAUTH2 (server.oauth2)
+        self.tokens = AccessTokens(oauth2) if oauth2 is not None else None  # OAuth2 sign-in (server.oauth2)
         self.limits = limits  # the provider's, for the mailbox (pacing)
         self.dkim = dkim  # the judge's DKIM key: every mail signed with it (signing)
         self.slow_backoff = slow_backoff
@@ -487,30 +488,34 @@ class OutboxSender:
             await client.ehlo()
         if client.supports_extension("auth"):
             if s.oauth2:
-                await self._xoauth2(client, s.user)
+                await self._oauth2(client, s.user)
             else:
                 await client.login(s.user, s.password)
         elif not self._warned_no_auth:
             log.info("SMTP %s offers no AUTH: sending without logging in", s)
             self._warned_no_auth = True
 
-    async def _xoauth2(self, client: aiosmtplib.SMTP, user: str) -> None:
-        """XOAUTH2 with the current access token; once more with a new one if it is refused (a
-        provider may end a token before its time)."""
+    async def _oauth2(self, client: aiosmtplib.SMTP, user: str) -> None:
+        """AUTH with the current access token, by OAUTHBEARER where the server offers it, else
+        XOAUTH2 (sasl); once more with a new token if it is refused (a provider may end a token
+        before its time)."""
         if self.tokens is None:
             raise aiosmtplib.SMTPAuthenticationError(454, "OAuth2 sign-in is set but no grant was given to the sender")
+        mechanism = sasl.mechanism(set(client.server_auth_methods))
         for attempt in (1, 2):
             try:
                 token = await self.tokens.current()
             except SignInError as e:  # said once in the log by the tokens; the mail waits its turn
                 raise aiosmtplib.SMTPAuthenticationError(454, str(e)) from None
-            try:
-                await client.auth_xoauth2(user, token)
+            first = sasl.initial_response(mechanism, user, token, self.server.host, self.server.port)
+            response = await client.execute_command(b"AUTH", mechanism.encode(), first.encode())
+            if response.code == 334:  # the reason of a refusal, as a challenge: answered, for the 535
+                response = await client.execute_command(sasl.ERROR_ANSWER[mechanism])
+            if response.code == 235:
                 return
-            except aiosmtplib.SMTPAuthenticationError:
-                self.tokens.refused()
-                if attempt == 2:
-                    raise
+            self.tokens.refused()
+            if attempt == 2:
+                raise aiosmtplib.SMTPAuthenticationError(response.code, response.message)
 
     def _slow(self, error: BaseException) -> None:
         """The server asked to slow down: no mail from this sender for a while, longer each time
