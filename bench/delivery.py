@@ -65,6 +65,7 @@ from suite import load  # noqa: E402
 
 dbtests = load("gm_test_databases", "tests/conftest.py")
 mailtests = load("gm_test_mail", "tests/mail/conftest.py")
+from mail import oauth2_servers  # noqa: E402 - loaded by the conftest above
 GM, DOMAIN = mailtests.GM, mailtests.DOMAIN
 VARIANT = "ambition"
 TARGET_GAMES, TARGET_SECONDS = 1000, 60.0
@@ -76,27 +77,7 @@ POSTFIX = "/usr/lib/postfix/sbin/master"
 
 # --- Postfix, a private instance on loopback, delivering into the Dovecot mailboxes by LMTP -------
 
-MASTER_CF = """\
-127.0.0.1:{port} inet n - n - - smtpd
-pickup unix n - n 60 1 pickup
-cleanup unix n - n - 0 cleanup
-qmgr unix n - n 300 1 qmgr
-rewrite unix - - n - - trivial-rewrite
-bounce unix - - n - 0 bounce
-defer unix - - n - 0 bounce
-trace unix - - n - 0 bounce
-verify unix - - n - 1 verify
-flush unix n - n 1000? 0 flush
-proxymap unix - - n - - proxymap
-smtp unix - - n - - smtp
-showq unix n - n - - showq
-error unix - - n - - error
-retry unix - - n - - error
-discard unix - - n - - discard
-lmtp unix - - n - - lmtp
-anvil unix - - n - 1 anvil
-scache unix - - n - 1 scache
-"""
+MASTER_CF = oauth2_servers.MASTER_CF  # the tests' private Postfix's services (tests/mail/oauth2_servers.py)
 # Postfix's defaults but for where it lives and where mail for the players' domain goes.
 MAIN_CF = """\
 compatibility_level = 3.6

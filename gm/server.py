@@ -29,6 +29,7 @@ from gm.mail.embedded import embedded_mail
 from gm.mail.inbox import InboxWatcher
 from gm.mail.ingest import IngestOutcome, awaiting_addresses, ingest_batch, registered_addresses
 from gm.mail.oauth2 import grant
+from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.mail.outgoing.outbox import ALERT_KIND
@@ -103,19 +104,20 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
         raise SettingsError(f"OAuth2 sign-in to {oauth2.provider.name} is set but the judge has no grant yet "
                             f"({oauth2.grant_path}): run `gm mail authorize` once")
     url = settings.db_url
-    judge_dkim_key(settings)  # a key that cannot be read stops the start, in one line, before anything runs
+    dkim = judge_dkim_key(settings)  # a key that cannot be read stops the start, in one line, before anything runs
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):
-            await _serve(settings, url, ingest_function, None)
+            await _serve(settings, url, ingest_function, None, oauth2, dkim)
         return
     lock = MailboxLock(url)
     try:
-        await _serve(settings, url, ingest_function, lock)
+        await _serve(settings, url, ingest_function, lock, oauth2, dkim)
     finally:
         await asyncio.to_thread(lock.close)
 
 
-async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, mailbox: MailboxLock | None) -> None:
+async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, mailbox: MailboxLock | None,
+                 oauth2: OAuth2 | None, dkim: DkimKey | None) -> None:
     before, after = await asyncio.to_thread(upgrade, url)
     where = make_url(url).render_as_string(hide_password=True)
     if before is None:
@@ -152,10 +154,9 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 )
             else:
                 imap, smtp = settings.imap_server(), settings.smtp_server()
-            oauth2 = None if settings.embedded else oauth2_settings(settings)
             outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders,
                                    oauth2=oauth2, limits=Limits(settings.smtp_per_hour, settings.smtp_per_day),
-                                   dkim=judge_dkim_key(settings))
+                                   dkim=dkim)
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.

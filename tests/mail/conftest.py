@@ -202,8 +202,31 @@ def tls_files(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
     return files
 
 
+class Mailboxes:
+    """What the tests' IMAP servers (Dovecot here, Cyrus in cyrus_server.py) share: the same users
+    at DOMAIN with PASSWORD, reached over IMAP at `imap_port` and delivered to over LMTP at
+    `lmtp_port`."""
+
+    imap_port: int
+    lmtp_port: int
+
+    def address(self, user: str = "gm") -> str:
+        return f"{user}@{DOMAIN}"
+
+    def account(self, user: str = "gm") -> MailServer:
+        """The IMAP account of one mailbox ('gm' or a player's name)."""
+        return MailServer("127.0.0.1", self.imap_port, "none", user, PASSWORD)
+
+    def deliver(self, raw: bytes, recipients: list[str], sender: str = f"alice@{DOMAIN}") -> None:
+        # One transaction a recipient: LMTP answers DATA once per recipient (RFC 2033), and
+        # smtplib.LMTP reads one answer only (the next would be taken for QUIT's).
+        with smtplib.LMTP("127.0.0.1", self.lmtp_port) as lmtp:
+            for recipient in recipients:
+                lmtp.sendmail(sender, [recipient], raw)
+
+
 @dataclass
-class Dovecot:
+class Dovecot(Mailboxes):
     """A Dovecot of one test's own, in a short folder under /tmp (unix socket paths must fit 108
     bytes), with a mailbox for the GM and each player, all with the password PASSWORD."""
 
@@ -278,16 +301,6 @@ class Dovecot:
                 time.sleep(0.01)
         self.process = None
 
-    def address(self, user: str = "gm") -> str:
-        return f"{user}@{DOMAIN}"
-
-    def account(self, user: str = "gm") -> MailServer:
-        """The IMAP account of one mailbox ('gm' or a player's name)."""
-        return MailServer("127.0.0.1", self.imap_port, "none", user, PASSWORD)
-
-    def deliver(self, raw: bytes, recipients: list[str], sender: str = f"alice@{DOMAIN}") -> None:
-        with smtplib.LMTP("127.0.0.1", self.lmtp_port) as lmtp:
-            lmtp.sendmail(sender, recipients, raw)
 
 
 def _dovecot(binary: str, tls: TlsFiles | None) -> Iterator[Dovecot]:

@@ -34,33 +34,21 @@ import os
 import pwd
 import shutil
 import signal
-import smtplib
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from gm.settings import MailServer
 from loopback import free_port, listening
+from mail import mail_conftest
 
 
-def _mail_conftest() -> ModuleType:
-    here = Path(__file__).resolve().with_name("conftest.py")
-    for module in list(sys.modules.values()):
-        where = getattr(module, "__file__", None)
-        if where and Path(where).resolve() == here and hasattr(module, "Dovecot"):
-            return module
-    raise ImportError("cyrus_server is imported by tests/mail/conftest.py (its last line), not on its own")
-
-
-_mail = _mail_conftest()
+_mail = mail_conftest.loaded("cyrus_server")
 DOMAIN: str = _mail.DOMAIN
 PASSWORD: str = _mail.PASSWORD
 USERS: tuple[str, ...] = ("gm", *_mail.PLAYERS, *_mail.GAME_PLAYERS)  # as the Dovecot's
@@ -247,7 +235,7 @@ DAEMON {{
 
 
 @dataclass
-class Cyrus:
+class Cyrus(_mail.Mailboxes):  # type: ignore[name-defined,misc]
     """A Cyrus of one test's own, in a short folder under /tmp (unix socket paths must fit 108
     bytes), with an INBOX for the GM and each player, all with the password PASSWORD."""
 
@@ -336,20 +324,6 @@ class Cyrus:
     @property
     def version(self) -> str:
         return self.binaries.version
-
-    def address(self, user: str = "gm") -> str:
-        return f"{user}@{DOMAIN}"
-
-    def account(self, user: str = "gm") -> MailServer:
-        """The IMAP account of one mailbox ('gm' or a player's name)."""
-        return MailServer("127.0.0.1", self.imap_port, "none", user, PASSWORD)
-
-    def deliver(self, raw: bytes, recipients: list[str], sender: str = f"alice@{DOMAIN}") -> None:
-        # One transaction a recipient: LMTP answers DATA once per recipient (RFC 2033), and
-        # smtplib.LMTP reads one answer only (the next would be taken for QUIT's).
-        with smtplib.LMTP("127.0.0.1", self.lmtp_port) as lmtp:
-            for recipient in recipients:
-                lmtp.sendmail(sender, [recipient], raw)
 
     def log(self) -> str:
         """What master and its processes wrote (Cyrus logs to syslog, which is not read here)."""

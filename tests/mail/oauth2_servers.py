@@ -19,31 +19,21 @@ import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from gm.settings import MailServer
 from loopback import free_port, listening
+from mail import mail_conftest
 from oauth2server import AuthorizationServer
 
 
-def _mail_conftest() -> ModuleType:
-    here = Path(__file__).resolve().with_name("conftest.py")
-    for module in list(sys.modules.values()):
-        where = getattr(module, "__file__", None)
-        if where and Path(where).resolve() == here and hasattr(module, "Dovecot"):
-            return module
-    raise ImportError("oauth2_servers is imported by tests/mail/conftest.py (its last line), not on its own")
-
-
-_mail = _mail_conftest()
+_mail = mail_conftest.loaded("oauth2_servers")
 DOMAIN: str = _mail.DOMAIN
 PASSWORD: str = _mail.PASSWORD
 
@@ -186,7 +176,7 @@ def oauth2_dovecot(dovecot_binary: str, oauth2_server: AuthorizationServer) -> I
 # --- Postfix: submission with SMTP AUTH by Dovecot's SASL ----------------------------------------
 
 POSTFIX_MASTER = "/usr/lib/postfix/sbin/master"
-# As bench/delivery.py's private Postfix, with postlogd writing the log to a file (no syslog here).
+# A private Postfix's services (bench/delivery.py's too), with postlogd writing the log to a file (no syslog here).
 MASTER_CF = """\
 127.0.0.1:{port} inet n - n - - smtpd
 pickup unix n - n 60 1 pickup
