@@ -34,7 +34,7 @@ from gm.mail.oauth2.providers import from_settings as oauth2_settings
 from gm.mail.outgoing.outbox_process import OutboxProcess
 from gm.mail.outgoing.outbox import ALERT_KIND
 from gm.mail.outgoing.pacing import Limits
-from gm.mail.outgoing.signing import DkimKey, load_key
+from gm.mail.outgoing.signing import DkimKey, load_key, new_key
 from gm.mail.retention import purge_raw_mail_forever
 from gm.scheduler import run_scheduler
 from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer, Settings, SettingsError
@@ -49,10 +49,13 @@ from gm.store.db import (
     upgrade,
 )
 from gm.store import judge_key
-from gm.store.models import Game, GameStatus, Master, OutboundMail
+from gm.lifecycle import leaving
+from gm.lifecycle.leaving import links_key
+from gm.mail.outgoing.list_headers import MailLinks
+from gm.store.models import Game, GameStatus, Master, OutboundMail, new_message_id
 from gm.store.passwords import PasswordVerifier
 from gm.web.publish import TICK_SECONDS as PAGES_TICK
-from gm.web.publish import http_server, keep_pages, serve_pages
+from gm.web.publish import UNSUBSCRIBE_PATH, http_server, keep_pages, serve_pages
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +63,50 @@ log = logging.getLogger(__name__)
 IngestFunction = Callable[..., list[IngestOutcome]]  # the signature of gm.mail.ingest.ingest_batch
 
 
-def judge_dkim_key(settings: Settings) -> DkimKey | None:
-    """The key the judge signs its mail with (none without a selector); raises SettingsError."""
+def judge_dkim_key(settings: Settings, *, make: bool = False) -> DkimKey | None:
+    """The key the judge signs its mail with (none without a selector); raises SettingsError. With
+    `make` (gm serve), the default key file (data_dir/dkim-<selector>.key) is made if there is none,
+    and its DNS record logged: the compose stack signs from its first start. A key file named in
+    GM_DKIM_KEY is the operator's own, and one missing stops the start instead."""
     path = settings.dkim_key_path
     if settings.dkim_selector is None or path is None:
         return None
+    domain = settings.gm_address.rpartition("@")[2].lower()
+    made = False
     if not path.exists():
-        raise SettingsError(f"no DKIM key at {path} for the selector {settings.dkim_selector} (GM_DKIM_SELECTOR): "
-                            "make one with gm mail dkim-key, or set GM_DKIM_KEY to yours")
+        if not make or settings.dkim_key is not None:
+            raise SettingsError(f"no DKIM key at {path} for the selector {settings.dkim_selector} (GM_DKIM_SELECTOR): "
+                                "make one with gm mail dkim-key, or set GM_DKIM_KEY to yours"
+                                + ("" if settings.dkim_key is not None else "; gm serve makes it at its first start"))
+        try:
+            new_key(path, "rsa")
+            made = True
+        except FileExistsError:
+            pass  # another gm serve on the same data folder made it first: both sign with that one
+        except OSError as e:
+            raise SettingsError(f"cannot make the DKIM key {path}: {e.strerror or e}") from None
     try:
-        return load_key(path, settings.dkim_selector, settings.gm_address.rpartition("@")[2].lower())
+        key = load_key(path, settings.dkim_selector, domain)
     except ValueError as e:
         raise SettingsError(str(e)) from None
+    if made:  # the public half only: the operator publishes it (gm mail dkim-key --show prints it again)
+        log.info("made the DKIM key %s (there was none): publish this TXT record: %s. IN TXT \"%s\"",
+                 path, key.record_name, key.record())
+    return key
+
+
+def mail_links(settings: Settings) -> MailLinks:
+    """The outbox's links (once the judge's secret is loaded): tagged return paths if asked for, and
+    one-click leaving where gm serve takes the web's POSTs at the published address."""
+    served = settings.public_url is not None and settings.pages_dir is not None and settings.http_port is not None
+    return MailLinks(links_key(), settings.smtp_return_path == "tagged",
+                     f"{settings.public_url}/{UNSUBSCRIBE_PATH}" if served else None)
+
+
+def _leave(session_factory: sessionmaker[Session], token: str) -> str | None:
+    """A one-click link's POST (gm.web.publish), carried out in a transaction of its own."""
+    with transaction(session_factory) as session:
+        return leaving.leave(session, token)
 
 
 def tell_grant_refused(session_factory: sessionmaker[Session], settings: Settings, wake: Callable[[], None],
@@ -83,7 +118,8 @@ def tell_grant_refused(session_factory: sessionmaker[Session], settings: Setting
             Master.left_at.is_(None), Game.status != GameStatus.FINISHED)
         for to in sorted({*settings.trusted_masters, *session.scalars(running)}):
             session.add(OutboundMail(
-                to_addr=to, kind=ALERT_KIND, subject=f"gm: the judge cannot read the mail sent to {settings.gm_address}",
+                to_addr=to, kind=ALERT_KIND, message_id=new_message_id(settings.gm_address.rpartition("@")[2]),
+                subject=f"gm: the judge cannot read the mail sent to {settings.gm_address}",
                 body_text=f"gm: the mail provider refused the judge's sign-in ({why}). Until the operator runs "
                           f"`gm mail authorize` again, the judge reads no mail sent to {settings.gm_address}: orders "
                           "mailed meanwhile wait there, unread, and are read then. Deadlines still pass as set; "
@@ -104,7 +140,8 @@ async def serve(settings: Settings, *, ingest_function: IngestFunction = ingest_
         raise SettingsError(f"OAuth2 sign-in to {oauth2.provider.name} is set but the judge has no grant yet "
                             f"({oauth2.grant_path}): run `gm mail authorize` once")
     url = settings.db_url
-    dkim = judge_dkim_key(settings)  # a key that cannot be read stops the start, in one line, before anything runs
+    # A key that cannot be read stops the start, in one line, before anything runs.
+    dkim = judge_dkim_key(settings, make=True)
     if settings.embedded or not shared_database(url):
         with service_lock(url, wait=5.0):
             await _serve(settings, url, ingest_function, None, oauth2, dkim)
@@ -156,7 +193,7 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
                 imap, smtp = settings.imap_server(), settings.smtp_server()
             outbox = OutboxProcess(smtp, url, gm_address=settings.gm_address, processes=settings.outbox_senders,
                                    oauth2=oauth2, limits=Limits(settings.smtp_per_hour, settings.smtp_per_day),
-                                   dkim=dkim)
+                                   dkim=dkim, links=mail_links(settings))
             outbox.start()
             stack.push_async_callback(asyncio.to_thread, outbox.stop)
             # One password cache for the life of the service: a player's later mails check fast.
@@ -187,7 +224,8 @@ async def _serve(settings: Settings, url: str, ingest_function: IngestFunction, 
             )
             log.info("gm serving %s: inbox %s, outbox %s", settings.gm_address, imap, smtp)
             # Bound now, so that a port in use stops the start with a clear word, not a task later.
-            pages_http = http_server(settings.pages_dir, settings.http_port) \
+            pages_http = http_server(settings.pages_dir, settings.http_port,
+                                     leave=functools.partial(_leave, session_factory)) \
                 if settings.pages_dir is not None and settings.http_port else None
             async with asyncio.TaskGroup() as tasks:
                 if mailbox is None:

@@ -59,6 +59,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 TlsMode = Literal["none", "starttls", "ssl"]
 TLS_MODES: tuple[TlsMode, ...] = ("none", "starttls", "ssl")
 OAUTH2_PROVIDERS = ("microsoft", "google", "generic")  # gm.mail.oauth2.providers
+RETURN_PATHS = ("gm", "tagged")  # Settings.smtp_return_path
 
 IMAP_PORTS: dict[TlsMode, int] = {"none": 143, "starttls": 143, "ssl": 993}
 SMTP_PORTS: dict[TlsMode, int] = {"none": 25, "starttls": 587, "ssl": 465}
@@ -126,6 +127,12 @@ class Settings:
     # recipients alike); None: no limit. The outbox keeps under them (gm.mail.outgoing.pacing).
     smtp_per_hour: int | None = None
     smtp_per_day: int | None = None
+    # The envelope sender of each mail, where bounces go: "gm", the GM address itself; or "tagged",
+    # gm+b.<mail>.<check>@domain, which names the mail a bounce returns even when the report quotes
+    # nothing of it (gm.mail.outgoing.undelivered). Tagged needs a server that takes the GM address
+    # with a +tag into the GM's mailbox and lets the judge send from it (most of one's own do;
+    # Gmail and Microsoft 365 rewrite or refuse it).
+    smtp_return_path: str = "gm"
     # DKIM signatures on what the judge sends (gm.mail.outgoing.signing): the selector (none: no
     # signature) and the key file (default: data_dir/dkim-<selector>.key, as gm mail dkim-key writes it).
     dkim_selector: str | None = None
@@ -220,6 +227,7 @@ ENV_VARS: dict[str, str] = {  # environment variable -> setting
     },
     "GM_SMTP_PER_HOUR": "smtp_per_hour",
     "GM_SMTP_PER_DAY": "smtp_per_day",
+    "GM_SMTP_RETURN_PATH": "smtp_return_path",
     "GM_DKIM_SELECTOR": "dkim_selector",
     "GM_DKIM_KEY": "dkim_key",
     **{f"GM_OAUTH2_{key.upper()}": f"oauth2_{key}" for key in OAUTH2_KEYS},
@@ -330,6 +338,11 @@ def _convert(name: str, value: object, where: str) -> Any:
         mode = value.strip().lower()
         if mode not in TLS_MODES:
             raise SettingsError(f"{where}: must be one of {', '.join(TLS_MODES)}, not {value!r}")
+        return mode
+    if name == "smtp_return_path":
+        mode = value.strip().lower()
+        if mode not in RETURN_PATHS:
+            raise SettingsError(f"{where}: must be one of {', '.join(RETURN_PATHS)}, not {value!r}")
         return mode
     if name == "data_dir":
         return Path(value)

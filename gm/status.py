@@ -16,7 +16,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gm.heartbeat import STALE_SECONDS, process_runs, this_host
-from gm.store.models import Game, GameStatus, InboundMail, OutboundMail, ServerBeat
+from gm.store import failing
+from gm.store.models import Bounce, Game, GameStatus, InboundMail, OutboundMail, ServerBeat
 
 OUTBOX_AGE = timedelta(minutes=15)  # unsent mail older than this: the outbox is stuck
 LAG = timedelta(minutes=5)  # a game's check overdue by more than this: the scheduler is behind
@@ -43,6 +44,9 @@ class Status:
     next_deadline: tuple[str, datetime] | None  # the soonest deadline of a running game: (game, when)
     overdue: tuple[str, datetime] | None  # the most overdue check of a running game: (game, when)
     overdue_games: int  # running games whose check is overdue by more than the lag allowed
+    failing_addresses: int = 0  # addresses the judge's mail no longer reaches (gm.store.failing)
+    bounces: int = 0  # mail that came back in the last day
+    unmatched_bounces: int = 0  # of those, reports matched to no mail the judge sent
 
     def live_servers(self, this_host_only: bool = False) -> list[Server]:
         return [s for s in self.servers if s.live and (s.host == self.host or not this_host_only)]
@@ -66,6 +70,9 @@ def read_status(session: Session, now: datetime, lag: timedelta = LAG) -> Status
     late = session.execute(
         select(Game.name, Game.next_check_at).where(*running, Game.next_check_at <= now - lag)
         .order_by(Game.next_check_at).limit(1)).first()
+    day_ago = now - timedelta(days=1)
+    bounces, unmatched = session.execute(select(func.count(), func.count().filter(Bounce.outbox_id.is_(None)))
+                                         .where(Bounce.at >= day_ago)).one()
     late_count = session.scalar(select(func.count()).select_from(Game).where(*running, Game.next_check_at <= now - lag))
     return Status(
         now=now,
@@ -77,6 +84,9 @@ def read_status(session: Session, now: datetime, lag: timedelta = LAG) -> Status
         next_deadline=(deadline[0], deadline[1]) if deadline else None,
         overdue=(late[0], late[1]) if late else None,
         overdue_games=int(late_count or 0),
+        failing_addresses=failing.count(session),
+        bounces=int(bounces or 0),
+        unmatched_bounces=int(unmatched or 0),
     )
 
 
@@ -125,6 +135,12 @@ def report(status: Status) -> list[str]:
         lines.append(f"outbox: {status.outbox_depth} unsent, the oldest queued {ago(status.now, status.oldest_unsent_at)}")
     else:
         lines.append("outbox: empty")
+    if status.failing_addresses or status.bounces:
+        unmatched = f", {status.unmatched_bounces} matched to no mail of the judge's" if status.unmatched_bounces else ""
+        lines.append(f"mail not arriving: {status.failing_addresses} address(es) failing (gm game show names them); "
+                     f"{status.bounces} bounce(s) in the last day{unmatched}")
+    else:
+        lines.append("mail not arriving: none")
     if status.next_deadline:
         game, when = status.next_deadline
         lines.append(f"next deadline: game {game}, {_when(when)} (in {_span(when - status.now)})")

@@ -20,7 +20,7 @@ from gm.games import create_game
 from gm.heartbeat import Heartbeat
 from gm.status import problems, read_status, report
 from gm.store.db import transaction, upgrade
-from gm.store.models import GameStatus, InboundMail, OutboundMail, ServerBeat, utcnow
+from gm.store.models import Bounce, FailingAddress, GameStatus, InboundMail, OutboundMail, ServerBeat, utcnow
 from loopback import stop
 
 
@@ -107,6 +107,18 @@ def test_the_judge_wide_checks(session_factory: sessionmaker[Session]) -> None:
                            sent_at=now - timedelta(days=1)))
         s.add(InboundMail(message_id="<m@x>", dedup_key="k", sender="a@example.org", raw=b"", size=0,
                           received_at=now - timedelta(minutes=3)))
+        # Mail that came back: one bounce matched to the judge's mail (its address marked failing),
+        # one matched to none, and one from the day before, which no longer counts.
+        sent = OutboundMail(to_addr="d@example.org", subject="s", body_text="t", kind="results", sent_at=now)
+        s.add(sent)
+        s.flush()
+        marked = Bounce(address="d@example.org", outbox_id=sent.id, permanent=True, status="5.1.1", words="user unknown",
+                        form="dsn", at=now - timedelta(minutes=5))
+        s.add_all([marked, Bounce(address="e@example.org", permanent=True, words="", form="dsn", at=now),
+                   Bounce(address="d@example.org", outbox_id=sent.id, permanent=False, words="", form="dsn",
+                          at=now - timedelta(days=2))])
+        s.flush()
+        s.add(FailingAddress(address="d@example.org", since=marked.at, bounce_id=marked.id))
         # A server elsewhere, alive but standing by; one that stopped beating long ago.
         s.add(ServerBeat(host="elsewhere", pid=7, started_at=now - timedelta(hours=1), seen_at=now - timedelta(seconds=2)))
         s.add(ServerBeat(host="gone", pid=8, started_at=now - timedelta(hours=2), seen_at=now - timedelta(minutes=5),
@@ -129,6 +141,8 @@ def test_the_judge_wide_checks(session_factory: sessionmaker[Session]) -> None:
     assert "last mail read: " in lines[3] and lines[3].endswith("(3 min ago)")
     assert lines[4:] == [
         "outbox: 2 unsent, the oldest queued 20 min ago",
+        "mail not arriving: 1 address(es) failing (gm game show names them); 2 bounce(s) in the last day, "
+        "1 matched to no mail of the judge's",
         f"next deadline: game soon, {(now + timedelta(hours=3)).strftime('%Y-%m-%d %H:%M:%S UTC')} (in 3 h)",
         "behind: 1 game(s) overdue, game late the most, due 10 min ago",
     ]

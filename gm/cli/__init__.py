@@ -325,7 +325,7 @@ def _game_show(args: argparse.Namespace) -> int:
 
     from gm.games import current_phase, masters, variant_of
     from gm.lifecycle.house_rules import rules_of
-    from gm.lifecycle.overview import columns, powers_at_a_glance
+    from gm.lifecycle.overview import columns, failing_mail, powers_at_a_glance
 
     settings = _load_settings(args)
     zone = ZoneInfo(settings.timezone)
@@ -359,6 +359,8 @@ def _game_show(args: argparse.Namespace) -> int:
         powers = [["", *row] for row in powers_at_a_glance(session, game)]
         for line in columns(powers):
             print(line)
+        for line in failing_mail(session, game):
+            print(f"  {line}")
     return 0
 
 

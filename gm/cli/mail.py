@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from gm.cli.common import load_settings
@@ -28,10 +29,14 @@ def mail_commands(sub: Any, config_help: str) -> None:
     mail_check.add_argument("--config", metavar="FILE", help=config_help)
     mail_check.set_defaults(func=_check)
     dkim_key = mail_sub.add_parser(
-        "dkim-key", help="make the judge's DKIM key (RSA 2048, or Ed25519) and print the DNS record to publish")
+        "dkim-key", help="make the judge's DKIM key (RSA 2048, or Ed25519) and print the DNS record to publish; "
+                         "--show: the record of the key in use")
     dkim_key.add_argument("--selector", help="the selector (default: GM_DKIM_SELECTOR, else gm1)")
-    dkim_key.add_argument("--ed25519", action="store_true",
-                          help="an Ed25519 key (RFC 8463): short, but not every receiver checks it yet")
+    dkim_kind = dkim_key.add_mutually_exclusive_group()
+    dkim_kind.add_argument("--ed25519", action="store_true",
+                           help="an Ed25519 key (RFC 8463): short, but not every receiver checks it yet")
+    dkim_kind.add_argument("--show", action="store_true",
+                           help="make nothing: print the DNS record of the key in use (exit 2 if there is none)")
     dkim_key.add_argument("--config", metavar="FILE", help=config_help)
     dkim_key.set_defaults(func=_dkim_key)
     dns = mail_sub.add_parser(
@@ -79,6 +84,8 @@ def _dkim_key(args: argparse.Namespace) -> int:
     path = replace(settings, dkim_selector=selector).dkim_key_path
     assert path is not None
     domain = settings.gm_address.rpartition("@")[2].lower()
+    if args.show:
+        return _show_dkim_key(path, selector, domain)
     if path.exists():
         print(f"gm mail dkim-key: {path} exists already (a key in use): move it away first, or name another selector",
               file=sys.stderr)
@@ -88,6 +95,24 @@ def _dkim_key(args: argparse.Namespace) -> int:
     print(f"gm mail dkim-key: a new {key.algorithm} key in {path} (readable by this user only). Publish this TXT "
           f"record, then set GM_DKIM_SELECTOR={selector}" + (f" and GM_DKIM_KEY={path}" if settings.dkim_key else "")
           + " and restart gm serve; gm mail dns checks it:")
+    print(f"{key.record_name}. IN TXT \"{key.record()}\"")
+    return 0
+
+
+def _show_dkim_key(path: Path, selector: str, domain: str) -> int:
+    """The record of the key in `path`, as gm mail dkim-key printed it when it made it: on the last line."""
+    from gm.mail.outgoing.signing import load_key
+
+    if not path.exists():
+        print(f"gm mail dkim-key: no DKIM key at {path} for the selector {selector}: gm serve makes it at its first "
+              "start when GM_DKIM_SELECTOR is set, or make one with gm mail dkim-key", file=sys.stderr)
+        return 2
+    try:
+        key = load_key(path, selector, domain)
+    except ValueError as e:
+        print(f"gm mail dkim-key: {e}", file=sys.stderr)
+        return 2
+    print(f"gm mail dkim-key: the {key.algorithm} key in {path}; its TXT record, which gm mail dns checks:")
     print(f"{key.record_name}. IN TXT \"{key.record()}\"")
     return 0
 

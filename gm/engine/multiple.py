@@ -404,7 +404,7 @@ class MultiMovement(Movement):
             self.convoyed.discard(i)
             self.route.pop(i, None)
             self.dst[i] = self.dest_loc[i] = None
-            return f"a convoy crosses one sea only (the fast ferry): to go farther, the army embarks (E) on a fleet of its power"
+            return "a convoy crosses one sea only (the fast ferry): to go farther, the army embarks (E) on a fleet of its power"
         return why
 
     def _one_sea(self, i: int) -> bool:

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from sqlalchemy.orm import Session
 
-from gm.games import (CurrentPhase, OnFile, active_players, current_phase, major_powers, on_file_by_power, orders_due,
+from gm.games import (CurrentPhase, OnFile, active_masters, active_players, current_phase, major_powers, on_file_by_power, orders_due,
                       variant_of)
+from gm.store.failing import marks as failing_marks
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, SecretAllocation
 
 # What a power has on file in a phase, in orders or allocations (the table): by default as stored;
@@ -20,6 +21,7 @@ def powers_at_a_glance(session: Session, game: Game) -> list[list[str]]:
     variant = variant_of(game)
     phase = current_phase(session, game)
     players = {p.power: p for p in active_players(session, game)}
+    failing = failing_marks(session, [p.email for p in players.values()])
     rows = []
     for power in major_powers(session, game):
         player = players.get(power)
@@ -31,8 +33,18 @@ def powers_at_a_glance(session: Session, game: Game) -> list[list[str]]:
             orders = "civil disorder" + (f"; {orders}" if orders else "")
         elif player is not None and player.late_streak:
             orders += f" (late {player.late_streak} in a row)"
-        rows.append([power, player.email if player else "(open)", orders])
+        address = "(open)" if player is None else player.email + (" (mail failing)" if player.email in failing else "")
+        rows.append([power, address, orders])
     return rows
+
+
+def failing_mail(session: Session, game: Game) -> list[str]:
+    """For the game's GM: each player (or GM) of the game whose address the judge's mail no longer
+    reaches, and what the receiving server said (gm.store.failing)."""
+    holders = [(p.power or "(no power yet)", p.email) for p in active_players(session, game)]
+    holders += [("GM", m.email) for m in active_masters(session, game)]
+    found = failing_marks(session, [address for _, address in holders])
+    return [f"mail to {who} ({address}): {found[address].said()}" for who, address in holders if address in found]
 
 
 def columns(rows: list[list[str]]) -> list[str]:

@@ -35,17 +35,20 @@ from gm.games import GameError, game_name, units_without_orders, variant_of
 from gm.mail import budget
 from gm.mail.intake import auth
 from gm.mail.commands import confirmations
-from gm.mail.outgoing import press
+from gm.mail.outgoing import press, undelivered
 from gm.mail.intake import provenance
 from gm.mail.intake import dkim as dkim_check
 from gm.mail.commands import Context, Lookups, command_for, is_master_command, orders, passwords_in
 from gm.mail.commands import confirm as confirm_command
 from gm.mail.commands.master import overview as master_overview
 from gm.mail.outgoing.game_mail import gathered, one_notice_each
+from gm.mail.intake.bounce import read_bounce
 from gm.mail.intake.message import InboundMessage, command_lines, read_message
 from gm.mail.intake.provenance import Proof, Provenance
 from gm.mail.intake.redact import redact
 from gm.mail.outgoing.reply import PowerStatus, render_ack, render_notice, reply_subject
+from gm.lifecycle import leaving
+from gm.store import failing
 from gm.store.db import transaction
 from gm.store.models import (
     Confirmation,
@@ -340,6 +343,16 @@ class _Batch:
         return [dedup_key(m.message_id, m.sender, m.text) for m in self.messages]
 
     @functools.cached_property
+    def quiet_senders(self) -> set[str]:
+        """The senders of the batch that asked for no more notices (gm.lifecycle.leaving), read in run()."""
+        return set()
+
+    @functools.cached_property
+    def failing_senders(self) -> set[str]:
+        """The senders of the batch whose addresses are marked failing (gm.store.failing), read in run()."""
+        return set()
+
+    @functools.cached_property
     def senders(self) -> dict[int, str]:
         """Who each mail recorded came from, by index: its game, phase and role (see _Answer.who)."""
         return {}
@@ -362,6 +375,9 @@ class _Batch:
         with transaction(session_factory) as session:
             new = self._new(session)
             outcomes = [IngestOutcome(None, "duplicate", 0) for _ in self.mails]
+            senders = {self.messages[i].sender for i in new}
+            self.failing_senders.update(failing.marks(session, senders))
+            self.quiet_senders.update(leaving.quiet(session, senders))
             lookups = Lookups(session)
             if not careful:
                 values = [self._inbound_values(i) for i in new]
@@ -442,12 +458,33 @@ class _Batch:
         answer = _Answer(self, i, row.id)
         outgoing = answer.run(session, lookups, outcome, careful)
         self.senders[i] = answer.who
+        if outcome.startswith("automatic") and not outgoing:
+            self._bounce(session, i, row)
+        sender = self.messages[i].sender
+        if sender in self.failing_senders and (answer.own_address or self.proofs[i].authenticated):
+            # Mail from an address marked failing arrived, proven its own: it works again.
+            failing.clear(session, sender)
+            self.failing_senders.discard(sender)
+        if sender in self.quiet_senders and self.proofs[i].authenticated:
+            leaving.heard_again(session, sender)  # its own mail: it hears from the judge again
+            self.quiet_senders.discard(sender)
         if outgoing and outcome.startswith("automatic"):
             outcome = "processed"  # list or bulk mail that signed on: a player's after all
             row.set_outcome(outcome)
         if session.new or session.dirty or session.deleted:
             session.flush()  # what the commands left to the ORM (players, audit entries)
         return IngestOutcome(row.id(), outcome, 0), outgoing
+
+    def _bounce(self, session: Session, i: int, row: _InboundRow) -> None:
+        """A delivery report among the machines' mail: recorded against the mail it returns (never answered)."""
+        report = read_bounce(self.mails[i].raw)
+        if report is None:
+            return
+        taken = undelivered.take_report(session, self.gm_address, report, row.id())
+        self.senders[i] = (f"a bounce ({report.form}) of mail out #{taken.outbox_id}" if taken.outbox_id is not None
+                           else f"a bounce ({report.form}) of no mail the judge sent")
+        row.set_outcome(f"bounce: {'mail out #' + str(taken.outbox_id) if taken.outbox_id is not None else 'unmatched'}"
+                        f"{', address marked failing' if taken.marked else ''}")
 
     def _queue(self, lookups: Lookups, i: int, outcome: IngestOutcome, outgoing: list[Outgoing],
                replies: list[dict[str, object]]) -> IngestOutcome:
@@ -474,6 +511,8 @@ class _Batch:
                             "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
                     else:
                         continue
+                if unproven and out.kind == "notice" and out.to in self.quiet_senders:
+                    continue  # the address asked for no more notices about mail sent in its name
                 if unproven and budget.unproven_refusal(lookups.unproven_sent(), out.to, out.game_id,
                                                         code=False) is not None:
                     continue  # past the budgets of mail to addresses that proved nothing: none at all
@@ -548,6 +587,7 @@ class _Answer:
         self.lines = batch.lines[i]
         self.record_mail = record_mail
         self.who = "from a sender not signed on"  # for the log, once run: game, phase, role
+        self.own_address = False  # once run: whether it signed on, with the password, from its own address
 
     def _describe(self, ctx: Context) -> None:
         roles = [player.power for player in ctx.signed] + ["the GM" for _ in ctx.masters_signed[:1]]
@@ -591,6 +631,8 @@ class _Answer:
                     break
             ctx.close_block()
         self._describe(ctx)
+        self.own_address = any(p.email == message.sender for p in ctx.signed) or any(
+            m.email == message.sender for m in ctx.masters_signed)
         # A CONFIRM from the address its code was mailed to proves the sender too (its answers go
         # to a proven address): what proves a mail may grow while it is carried out.
         self.batch.proofs[self.index] = self.proof = ctx.provenance or self.proof
@@ -632,7 +674,8 @@ class _Answer:
         text = render_notice("stranger", gm_address=self.batch.gm_address,
                              sections=[] if ctx.elsewhere else ctx.sections,
                              problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL],
-                             elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL])
+                             elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL],
+                             failing=list(dict.fromkeys(ctx.elsewhere_failing))[: auth.CHECKS_PER_MAIL])
         return Outgoing(self.message.sender, "gm: how to send orders", text, "notice")
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:

@@ -305,6 +305,50 @@ class OutboundMail(Base):
         super().__init__(**kwargs)
 
 
+class Bounce(Base):
+    """Mail the judge sent that did not arrive: a delivery report (a bounce) that came back to the
+    judge's mailbox, or a refusal of the recipient by the judge's own SMTP server as it sent. Its
+    words are the receiving server's, shown to the GM alone."""
+
+    __tablename__ = "bounces"
+    __table_args__ = (Index("ix_bounces_address_at", "address", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    address: Mapped[str] = mapped_column(String(EMAIL))  # the judge's recipient whose mail came back
+    # The mail it returns; None: a report matched to no mail the judge sent (kept, never acted on).
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mail.id"))  # the report; None: refused at sending
+    permanent: Mapped[bool]
+    status: Mapped[str | None] = mapped_column(String(16))  # RFC 3463: '5.1.1'
+    words: Mapped[str] = mapped_column(Text)
+    form: Mapped[str] = mapped_column(String(32))  # 'dsn', 'exim', ..., 'smtp' (refused at sending)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Set when mail from the address arrived again, or the mark it made was cleared: it counts no more.
+    cleared_at: Mapped[datetime | None]
+
+
+class FailingAddress(Base):
+    """An address the judge's mail no longer reaches (gm.mail.outgoing.undelivered): marked after a
+    permanent failure or repeated temporary ones, cleared when mail from it arrives again or the GM
+    clears it. The row is the mark."""
+
+    __tablename__ = "failing_addresses"
+
+    address: Mapped[str] = mapped_column(String(EMAIL), primary_key=True)
+    since: Mapped[datetime] = mapped_column(default=utcnow)
+    bounce_id: Mapped[int] = mapped_column(ForeignKey("bounces.id"))  # what marked it: its words
+
+
+class QuietAddress(Base):
+    """An address that asked, by the one-click link in a notice, for no more notices about mail
+    sent in its name (gm.lifecycle.leaving); heard again once mail proven its own arrives."""
+
+    __tablename__ = "quiet_addresses"
+
+    address: Mapped[str] = mapped_column(String(EMAIL), primary_key=True)
+    since: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class DrawnMap(Base):
     """A map drawn once for every channel (gm.maps.store): the PNG, under a digest of what it is
     drawn from. Kept a few hours after it was drawn."""

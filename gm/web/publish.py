@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import html
 import json
 import logging
 import os
@@ -18,8 +19,9 @@ import threading
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -104,9 +106,66 @@ async def keep_pages(session_factory: sessionmaker[Session], out: Path, *, tick:
         await asyncio.sleep(tick)
 
 
+UNSUBSCRIBE_PATH = "unsubscribe"  # the one-click links of the judge's mail (gm.lifecycle.leaving)
+Leave = Callable[[str], "str | None"]  # carries out a link's token: what was done, None for a bad token
+_MAX_POST = 4096  # bytes of a one-click POST's body read at most (RFC 8058's is 26)
+
+
 class _Handler(SimpleHTTPRequestHandler):
     """The folder's files, and nothing else: no folder listing (it would name the unlisted
-    games), no hidden files."""
+    games), no hidden files; and the one-click links of the judge's mail (RFC 8058): a POST to
+    /unsubscribe?t=TOKEN does what the link says, a GET only shows a button that POSTs, since
+    mail scanners open every link they find."""
+
+    leave: Leave | None = None
+
+    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        token = self._token()
+        if token is None:
+            super().do_GET()
+            return
+        form = (f'<form method="post" action="/{UNSUBSCRIBE_PATH}?t={html.escape(token)}">'
+                '<input type="hidden" name="List-Unsubscribe" value="One-Click">'
+                '<button type="submit">Stop this mail</button></form>')
+        self._page(HTTPStatus.OK, "Stop the judge's mail", form)
+
+    def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+        token = self._token()
+        if token is None or self.leave is None:
+            self.send_error(HTTPStatus.NOT_FOUND, "No such page")
+            return
+        length = min(int(self.headers.get("Content-Length") or 0), _MAX_POST) if (
+            self.headers.get("Content-Length") or "0").isdigit() else 0
+        self.rfile.read(length)
+        try:
+            done = self.leave(token)
+        except Exception:
+            log.exception("http: a one-click link could not be carried out")
+            self._page(HTTPStatus.SERVICE_UNAVAILABLE, "Not done", "<p>The judge could not do it just now: try again later.</p>")
+            return
+        if done is None:
+            self._page(HTTPStatus.NOT_FOUND, "No such link", "<p>This link is not one of the judge's.</p>")
+            return
+        self._page(HTTPStatus.OK, "Done", f"<p>{html.escape(done)}</p>")
+
+    def _token(self) -> str | None:
+        """The token of a one-click link (/unsubscribe?t=...), or None for any other path."""
+        parts = urlsplit(self.path)
+        if parts.path.rstrip("/") != f"/{UNSUBSCRIBE_PATH}":
+            return None
+        values = parse_qs(parts.query).get("t") or [""]
+        return values[0][:600]
+
+    def _page(self, status: HTTPStatus, title: str, body: str) -> None:
+        page = (f"<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+                f"content=\"width=device-width\"><title>{title}</title></head><body><h1>{title}</h1>{body}"
+                "</body></html>").encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(page)
 
     def list_directory(self, path: Any) -> None:  # type: ignore[override]
         self.send_error(HTTPStatus.NOT_FOUND, "No such page")
@@ -134,11 +193,13 @@ class _Handler(SimpleHTTPRequestHandler):
         log.debug("http: %s " + format, self.address_string(), *args)
 
 
-def http_server(folder: Path, port: int, host: str = "") -> ThreadingHTTPServer:
-    """An HTTP server of the folder's pages on `port` (0: any free one), not yet serving."""
+def http_server(folder: Path, port: int, host: str = "", *, leave: Leave | None = None) -> ThreadingHTTPServer:
+    """An HTTP server of the folder's pages on `port` (0: any free one), not yet serving; with
+    `leave`, it carries out the one-click links of the judge's mail too."""
     folder.mkdir(parents=True, exist_ok=True)
+    handler = type("Handler", (_Handler,), {"leave": staticmethod(leave)}) if leave is not None else _Handler
     try:
-        return ThreadingHTTPServer((host, port), functools.partial(_Handler, directory=str(folder)))
+        return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(folder)))
     except OSError as e:
         raise SettingsError(f"GM_HTTP_PORT (or http_port) {port}: cannot serve the games' pages on it: "
                             f"{e.strerror or e}: stop what uses that port, or set another") from None

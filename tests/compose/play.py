@@ -2,7 +2,7 @@
 through the compose stack's mail server, from the host, with the judge holding the mailbox stopped
 mid-game.
 
-    play.py --smtp PORT --imap PORT [--t0 EPOCH] -- docker compose -p ... -f ... (the stack's command)
+    play.py --smtp PORT --imap PORT [--t0 EPOCH] [--dkim-selector S] -- docker compose -p ... -f ...
 
 1. Seven players get mailboxes on the mail server (its `setup email add`); the GM makes a game
    with short deadlines (`docker compose exec judge gm game new`).
@@ -14,6 +14,9 @@ mid-game.
    is stopped; the other must take the mailbox over.
 5. Fall 1901 as Spring. Then, after a quiet spell, each player must have exactly one
    acknowledgement per order mail and exactly one results mail per phase: nothing lost or doubled.
+6. Every mail the players got, as its bytes came, carries a DKIM-Signature by the GM address's
+   domain and the judges' selector that verifies (dkimpy) against the record of the key the first
+   judge made at its start, as `gm mail dkim-key --show` prints it for the operator to publish.
 
 Exit status 0 when all was so; 1 with one line saying what was missing.
 """
@@ -23,6 +26,7 @@ import argparse
 import asyncio
 import email.utils
 import os
+import re
 import subprocess
 import sys
 import time
@@ -32,6 +36,8 @@ from email.message import EmailMessage
 from typing import Any
 
 import aiosmtplib
+import dkim
+import dkim.util
 
 from gm.demo.mailbox import Mailbox, plain_text
 from gm.demo.players import player_address
@@ -55,10 +61,32 @@ class Failed(Exception):
     """What the stack did not do: the test's one-line verdict."""
 
 
+class KeptMailbox(Mailbox):
+    """The demo's mailbox, also keeping every mail's bytes as the server gave them: a DKIM signature
+    is checked on those, as a receiver checks it, not on a parsed copy written out again."""
+
+    def __init__(self, port: int, address: str, password: str) -> None:
+        super().__init__(port, address, password)
+        self.raw: set[bytes] = set()  # a set: a fetch of UID n:* gives the last mail again when none is new
+
+    async def open(self, timeout: float = 60) -> None:
+        await super().open(timeout)
+        assert self.client is not None
+        command = self.client.uid
+
+        async def uid(name: str, *args: Any) -> Any:
+            response = await command(name, *args)
+            if name == "fetch":
+                self.raw.update(bytes(line) for line in response.lines if isinstance(line, bytearray))
+            return response
+
+        self.client.uid = uid  # type: ignore[method-assign]
+
+
 @dataclass
 class Player:
     power: str
-    mailbox: Mailbox
+    mailbox: KeptMailbox
     mails: list[EmailMessage] = field(default_factory=list)  # every mail received, in order
     orders: dict[str, str] = field(default_factory=dict)  # Message-ID of each order mail -> its phase
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
@@ -124,12 +152,44 @@ def png_maps(msg: EmailMessage) -> list[bytes]:
     return pictures
 
 
+def dkim_problem(raw: bytes, domain: str, selector: str, record: str) -> str | None:
+    """None if `raw` has a DKIM-Signature by d=`domain`, s=`selector` that verifies with `record`
+    published at <selector>._domainkey.<domain>; else what is wrong."""
+    headers, _ = dkim.rfc822_parse(raw)
+    signatures = [value for name, value in headers if name.lower() == b"dkim-signature"]
+    if not signatures:
+        return "no DKIM-Signature"
+    where = f"{selector}._domainkey.{domain}"
+
+    def lookup(name: bytes, timeout: float = 5) -> bytes | None:  # the DNS, as published
+        return record.encode() if name.decode().rstrip(".").lower() == where else None
+
+    seen = []
+    for index, value in enumerate(signatures):
+        try:
+            tags = dkim.util.parse_tag_value(value)
+        except dkim.util.InvalidTagValueList as e:
+            return f"a DKIM-Signature that cannot be read: {e}"
+        d, s = tags.get(b"d", b"").decode().lower(), tags.get(b"s", b"").decode().lower()
+        seen.append(f"d={d} s={s}")
+        if (d, s) == (domain, selector):
+            try:
+                if dkim.DKIM(raw).verify(idx=index, dnsfunc=lookup):
+                    return None
+                why = "a bad signature"
+            except dkim.DKIMException as e:
+                why = str(e)
+            return f"a DKIM-Signature by d={d}, s={s} that does not verify against {where}'s record: {why}"
+    return f"no DKIM-Signature by d={domain}, s={selector}, only {', '.join(seen)}"
+
+
 class Game:
-    def __init__(self, smtp_port: int, imap_port: int, compose: list[str], t0: float) -> None:
+    def __init__(self, smtp_port: int, imap_port: int, compose: list[str], t0: float, selector: str) -> None:
         self.smtp_port, self.imap_port, self.compose, self.t0 = smtp_port, imap_port, compose, t0
+        self.selector, self.domain = selector, GM.rpartition("@")[2]
         variant = load_variant(VARIANT)
         self.units = {power: [str(u) for u in variant.initial_state().units_of(power)] for power in variant.great_powers}
-        self.players = [Player(power, Mailbox(imap_port, player_address(power), f"mailbox-{power.lower()}"))
+        self.players = [Player(power, KeptMailbox(imap_port, player_address(power), f"mailbox-{power.lower()}"))
                         for power in variant.great_powers]
 
     def say(self, text: str) -> None:
@@ -183,10 +243,19 @@ class Game:
         await asyncio.gather(*(self.join(p) for p in self.players))
         self.say(f"{len(self.players)} players joined by mail, confirmed their codes and got the start mail "
                  f"in {time.monotonic() - started:.1f} s")
-        await self.phase(PHASES[0])
+        # The judges answer mail, so the first to start has made the key (before it served); read
+        # while both run, alongside the first phase.
+        shown = asyncio.create_task(
+            self.run_command(*self.compose, "exec", "-T", "judge", "gm", "mail", "dkim-key", "--show"))
+        try:
+            await self.phase(PHASES[0])
+        finally:
+            await asyncio.wait([shown])
+        record = self.published(shown.result())
         await self.stop_holder()
         await self.phase(PHASES[1])
         await self.nothing_lost_or_doubled()
+        self.signed(record)
 
     async def join(self, player: Player) -> None:
         await self.send(player, f"join {GAME}", f"JOIN {GAME} {player.power} {player.password}")
@@ -246,6 +315,36 @@ class Game:
             await asyncio.sleep(0.5)
         self.say(f"the judge on host {now} took over the mailbox {time.monotonic() - stopped:.1f} s after the stop")
 
+    def published(self, shown: str) -> str:
+        """The TXT record in what `gm mail dkim-key --show` printed, for <selector>._domainkey.<domain>."""
+        last = (shown.strip().splitlines() or [""])[-1]
+        found = re.fullmatch(r'(\S+)\. IN TXT "(v=DKIM1; [^"]+)"', last)
+        if found is None or found.group(1) != f"{self.selector}._domainkey.{self.domain}":
+            raise Failed(f"gm mail dkim-key --show printed no record for {self.selector}._domainkey.{self.domain}: "
+                         f"{last!r}")
+        return found.group(2)
+
+    def signed(self, record: str) -> None:
+        """Every mail the players got verifies as its bytes came; says from how many judges (the
+        address in the first hop's Received), since each signs with the key it loaded at start."""
+        mails, senders = 0, set[bytes]()
+        for player in self.players:
+            if len(player.mailbox.raw) != len(player.mails):
+                raise Failed(f"{player.power}: the bytes of {len(player.mailbox.raw)} mails kept, "
+                             f"for {len(player.mails)} mails")
+            for raw in player.mailbox.raw:
+                problem = dkim_problem(raw, self.domain, self.selector, record)
+                if problem is not None:
+                    headers = raw.split(b"\r\n\r\n", 1)[0].decode(errors="replace")
+                    said = re.search(r"^Subject: (.*)$", headers, re.MULTILINE | re.IGNORECASE)
+                    raise Failed(f"{player.power}: the mail {said.group(1) if said else ''!r}: {problem}")
+                mails += 1
+                received = [value for name, value in dkim.rfc822_parse(raw)[0] if name.lower() == b"received"]
+                first_hop = re.search(rb"\[([0-9A-Fa-f.:]+)\]", received[-1]) if received else None
+                senders.add(first_hop.group(1) if first_hop else b"?")
+        self.say(f"all {mails} mails, sent by {len(senders)} judges, carry a DKIM-Signature by d={self.domain}, "
+                 f"s={self.selector} that verifies against the record of gm mail dkim-key --show")
+
     async def nothing_lost_or_doubled(self) -> None:
         await asyncio.sleep(QUIET)
         for player in self.players:
@@ -285,13 +384,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smtp", type=int, required=True, help="the mail server's port 25, on 127.0.0.1")
     parser.add_argument("--imap", type=int, required=True, help="the mail server's plain IMAP port, on 127.0.0.1")
     parser.add_argument("--t0", type=float, default=time.time(), help="when the whole test started (epoch seconds)")
+    parser.add_argument("--dkim-selector", default="gm1", help="the judges' GM_DKIM_SELECTOR (default gm1)")
     parser.add_argument("compose", nargs=argparse.REMAINDER, help="-- then the stack's `docker compose ...` command")
     args = parser.parse_args(argv)
     compose = args.compose[1:] if args.compose[:1] == ["--"] else args.compose
     if not compose:
         parser.error("give the stack's docker compose command after --")
     try:
-        asyncio.run(within_limit(Game(args.smtp, args.imap, compose, args.t0).run()))
+        asyncio.run(within_limit(Game(args.smtp, args.imap, compose, args.t0, args.dkim_selector.lower()).run()))
     except Failed as e:
         print(f"compose test: {e}", file=sys.stderr)
         return 1

@@ -595,3 +595,4 @@ def gm_serve() -> StartGmServe:
     return start_gm_serve
 from mail.oauth2_servers import oauth2_dovecot, oauth2_server, oauth2_submission, postfix_master  # noqa: E402,F401 - the OAuth2 servers (tests/mail/oauth2_servers.py)
 from mail.cyrus_server import cyrus, cyrus_binary, cyrus_smtp_front  # noqa: E402,F401 - Cyrus IMAP (tests/mail/cyrus_server.py)
+from mail.postfix_servers import bouncing_mail, postfix_relay  # noqa: E402,F401 - Postfix relaying and bouncing (tests/mail/postfix_servers.py)

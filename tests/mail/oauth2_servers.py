@@ -199,9 +199,8 @@ anvil unix - - n - 1 anvil
 scache unix - - n - 1 scache
 postlog unix-dgram n - n - 1 postlogd
 """
-# Mail for DOMAIN from an authenticated client only (AUTH by Dovecot's SASL: the token checked by
-# the oauth2 passdb), passed to Dovecot's LMTP at once. No TLS: AUTH in the clear on loopback.
-MAIN_CF = """\
+# Where a private Postfix lives, its log, and loopback only: the first lines of every one's main.cf.
+PRIVATE_MAIN_CF = """\
 compatibility_level = 3.6
 queue_directory = {base}/queue
 data_directory = {base}/data
@@ -209,6 +208,10 @@ maillog_file = {base}/log
 maillog_file_prefixes = {base}
 inet_interfaces = 127.0.0.1
 inet_protocols = ipv4
+"""
+# Mail for DOMAIN from an authenticated client only (AUTH by Dovecot's SASL: the token checked by
+# the oauth2 passdb), passed to Dovecot's LMTP at once. No TLS: AUTH in the clear on loopback.
+MAIN_CF = PRIVATE_MAIN_CF + """\
 myhostname = mx.{domain}
 mydestination =
 alias_maps =
@@ -249,26 +252,27 @@ def postfix_master(apt_installer: Callable[[list[str], Callable[[], bool]], str]
 
 
 @dataclass
-class Submission:
-    """A Postfix of its own (its master in the foreground, `master -d`, in a session of its own;
-    config and queue in a short folder under /tmp) taking mail on `port` from clients that signed
-    in (SMTP AUTH through Dovecot's auth service on `auth_port`), for DOMAIN, delivered to
-    Dovecot's LMTP on `lmtp_port`."""
+class PrivatePostfix:
+    """A Postfix of its own: its master in the foreground (`master -d`) in a session of its own, its
+    configuration and queue in a short folder under /tmp, its smtpd on `port` (loopback). What it
+    does with the mail is its main.cf's (main_cf(), by each subclass). Starts and stops in a tenth
+    of a second or so. Here and in tests/mail/postfix_servers.py."""
 
     master: str
-    lmtp_port: int
-    auth_port: int
-    base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gmpfx", dir="/tmp")))
-    port: int = field(default_factory=free_port)
-    process: subprocess.Popen[bytes] | None = None
+    base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gmpfx", dir="/tmp")), kw_only=True)
+    port: int = field(default_factory=free_port, kw_only=True)
+    process: subprocess.Popen[bytes] | None = field(default=None, kw_only=True)
+
+    def main_cf(self) -> str:
+        """Its main.cf: PRIVATE_MAIN_CF's lines, then its own."""
+        raise NotImplementedError
 
     def __post_init__(self) -> None:
         base = self.base
         base.chmod(0o755)  # Postfix's daemons run as the postfix user
         (base / "conf").mkdir()
         (base / "conf" / "master.cf").write_text(MASTER_CF.format(port=self.port))
-        (base / "conf" / "main.cf").write_text(
-            MAIN_CF.format(base=base, domain=DOMAIN, lmtp_port=self.lmtp_port, auth_port=self.auth_port))
+        (base / "conf" / "main.cf").write_text(self.main_cf())
         # Postfix reads a configuration file changed within the last second again and again, every
         # 0.3 s, until it is older (dict_load_file: "the file is hot"): 2 s at each start. Made old.
         old = time.time() - 60
@@ -315,9 +319,21 @@ class Submission:
         self.process = None
 
     def log(self) -> str:
-        """Postfix's log so far (maillog_file): each AUTH refused, each mail passed to LMTP."""
+        """Postfix's log so far (maillog_file): each AUTH refused, each mail passed on or bounced."""
         path = self.base / "log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+@dataclass
+class Submission(PrivatePostfix):
+    """A private Postfix taking mail on `port` from clients that signed in (SMTP AUTH through
+    Dovecot's auth service on `auth_port`), for DOMAIN, delivered to Dovecot's LMTP on `lmtp_port`."""
+
+    lmtp_port: int
+    auth_port: int
+
+    def main_cf(self) -> str:
+        return MAIN_CF.format(base=self.base, domain=DOMAIN, lmtp_port=self.lmtp_port, auth_port=self.auth_port)
 
     def logins(self) -> list[tuple[str, str]]:
         """(user, mechanism) of each SMTP AUTH that brought a mail, e.g. ('gm', 'XOAUTH2'), from the log."""

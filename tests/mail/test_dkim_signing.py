@@ -12,15 +12,12 @@ import re
 import stat
 import subprocess
 import sys
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import authheaders
 import pytest
-from aiosmtpd.controller import Controller
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -30,7 +27,7 @@ from gm.mail.outgoing.signing import load_key, new_key
 from gm.settings import MailServer
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
-from loopback import free_port
+from mail.receiver import Receiver, receiving
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = "example.org"
@@ -60,24 +57,6 @@ def test_gm_mail_dkim_key_makes_a_key_and_says_the_record(tmp_path: Path, kind: 
     assert load_key(path, "gm1", DOMAIN) == key
 
 
-class Receiver:
-    """aiosmtpd handler: a large receiver's check of each mail (SPF for the connecting address it is
-    told, DKIM, DMARC), by authheaders against the DNS; keeps the verdicts."""
-
-    def __init__(self, ip: str) -> None:
-        self.ip = ip
-        self.verdicts: list[str] = []
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        verdict = await asyncio.to_thread(authheaders.authenticate_message, envelope.content, "mx.receiver.example",
-                                          spf=True, dkim=True, dmarc=True, ip=self.ip, mail_from=envelope.mail_from,
-                                          helo="judge.example.org")
-        with self.lock:
-            self.verdicts.append(verdict)
-        return "250 Accepted"
-
-
 def _made(path: Path, kind: Any) -> Any:
     """A new key of `kind` for gm1._domainkey.example.org, as gm mail dkim-key makes it."""
     new_key(path, kind)
@@ -94,25 +73,22 @@ def _queue(sessions: sessionmaker[Session], n: int) -> None:
 
 
 async def _send_all(sessions: sessionmaker[Session], key: Any, ip: str) -> list[str]:
-    receiver = Receiver(ip)
-    port = free_port()
-    controller = Controller(receiver, hostname="127.0.0.1", port=port)
-    controller.start()
-    sender = OutboxSender(MailServer("127.0.0.1", port), sessions, gm_address=GM, poll_seconds=0.05, dkim=key)
-    task = asyncio.create_task(sender.run())
-    try:
-        end = time.monotonic() + 20
-        while True:
-            with transaction(sessions) as session:
-                if not session.scalar(select(func.count()).select_from(OutboundMail)
-                                      .where(OutboundMail.sent_at.is_(None))):
-                    break
-            assert time.monotonic() < end
-            await asyncio.sleep(0.05)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        controller.stop()
+    receiver = Receiver(ip, helo="judge.example.org")  # as if from that host, not loopback
+    with receiving(receiver) as port:
+        sender = OutboxSender(MailServer("127.0.0.1", port), sessions, gm_address=GM, poll_seconds=0.05, dkim=key)
+        task = asyncio.create_task(sender.run())
+        try:
+            end = time.monotonic() + 20
+            while True:
+                with transaction(sessions) as session:
+                    if not session.scalar(select(func.count()).select_from(OutboundMail)
+                                          .where(OutboundMail.sent_at.is_(None))):
+                        break
+                assert time.monotonic() < end
+                await asyncio.sleep(0.05)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
     return receiver.verdicts
 
 

@@ -255,6 +255,7 @@ class Context:
     # Sign-ons whose answer went to another address than the sender's ('France in g1'): a sender
     # is told the same of them whether the password was right or wrong.
     elsewhere: list[str] = field(default_factory=list)
+    elsewhere_failing: list[str] = field(default_factory=list)  # of those, whose registered address mail fails to reach
     press_sent: int = 0  # press blocks of this mail that asked to be sent (see gm.mail.budget)
     password_checks: int = 0  # passwords checked for this mail (see gm.mail.intake.auth.CHECKS_PER_MAIL)
     confirmations: int = 0  # CONFIRM lines read in this mail: one a mail (see gm.mail.commands.confirmations)

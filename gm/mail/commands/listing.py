@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gm.games import active_players, variant_of
-from gm.lifecycle.overview import orders_on_file
+from gm.lifecycle.overview import failing_mail, orders_on_file
 from gm.mail.commands import Context
 from gm.store.models import Game
 
@@ -28,6 +28,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             lines.append(f"phase: {phase.row.label}")
         lines += [f"  {p}: {'taken' if p in taken else 'open'}" for p in variant.great_powers]
         if ctx.master is not None and ctx.game is not None and ctx.game.id == game.id:  # the GM's eyes only
+            lines += [f"  {line}" for line in failing_mail(ctx.session, game)]
             lines += orders_on_file(ctx.session, game, phase, on_file=ctx.lookups.on_file)
         ctx.add_section(f"Game {game.name}", "\n".join(lines))
     else:

@@ -8,6 +8,7 @@ from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
 from gm.mail.commands.master.replace import replaced
 from gm.mail.commands.resign import resigned
 from gm.mail.intake.dkim import refusal as dkim_refusal
+from gm.store import failing
 from gm.store.models import Game, Master, Player
 from gm.store.passwords import hash_password, needs_rehash
 
@@ -66,6 +67,22 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
     if warning:
         ctx.private_sections.append((player.email, "Warning", warning))
+    _tell_failing(ctx, player.email)
+
+
+def _tell_failing(ctx: Context, address: str) -> None:
+    """A signed-on player whose address the judge's mail no longer reaches hears of it (not the
+    receiving server's words: those are the GM's)."""
+    mark = failing.marks(ctx.session, [address]).get(address)
+    if mark is None:
+        return
+    text = f"The judge's mail to {address} has been coming back undelivered since {mark.since:%Y-%m-%d %H:%M} UTC. "
+    if address == ctx.message.sender:
+        text += "Your mail from that address arrived, so the judge takes it that it works again."
+    else:
+        text += ("To have your mail sent to another address, sign on and send SET ADDRESS <address>: a code "
+                 "goes to the new address to confirm it.")
+    ctx.private_sections.append((address, "Your mail is not arriving", text))
 
 
 def _rehash(ctx: Context, holder: Player | Master, password: str) -> None:
@@ -97,10 +114,13 @@ def _signed_on(ctx: Context, shown: str, target: str, owner: str, done: str) -> 
 
 def _answered_elsewhere(ctx: Context, result: LineResult, target: str) -> None:
     """A sign-on from an address that is not its owner's: the owner's answer says what became of
-    it; the sender, and any other address the mail is answered at, only where the answer went."""
+    it; the sender, and any other address the mail is answered at, only where the answer went, and
+    whether mail to that address comes back (the same whether the password was right or not)."""
     result.elsewhere = f"answered at the address registered for {target}"
     ctx.results.append(result)
     ctx.elsewhere.append(target)
+    if result.owner and result.owner != NOBODY and failing.marks(ctx.session, [result.owner]):
+        ctx.elsewhere_failing.append(target)
 
 
 def _power_by_letter(game, code: str) -> str | None:  # type: ignore[no-untyped-def]

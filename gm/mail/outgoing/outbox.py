@@ -52,6 +52,8 @@ from gm.mail.outgoing import mail_log
 from gm.mail.outgoing.maps_left_out import without_missing_maps
 from gm.mail.outgoing.pacing import LATE_KIND, Limits, room, slow_down, tell_late
 from gm.mail.outgoing.signing import DkimKey, sign
+from gm.mail.outgoing import undelivered
+from gm.mail.outgoing.list_headers import Headers, MailLinks, list_headers
 from gm.maps.store import MapStore
 from gm.settings import MailServer
 from gm.store.db import transaction
@@ -100,6 +102,7 @@ class Outgoing:
     generated: bool = False
     about: str = ""  # its kind, game and the recipient's role, for its log line (gm.mail.outgoing.mail_log)
     kind: str = ""  # the row's: 'ack', 'results', ...
+    headers: Headers = ()  # List-Id, List-Unsubscribe (gm.mail.outgoing.list_headers)
 
     @classmethod
     def of(cls, row: OutboundMail, session: Session | None = None, drawn: dict[Any, str | None] | None = None,
@@ -189,6 +192,8 @@ def build_message(mail: Outgoing, gm_address: str) -> bytes:
     # RFC 3834: so that vacation responders and other robots do not answer the GM.
     msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to and not mail.generated else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"  # the same for Microsoft's
+    for name, value in mail.headers:
+        msg[name] = value
     out = io.BytesIO()
     _WireGenerator(out, mangle_from_=False, policy=_WIRE).flatten(msg)  # as msg.as_bytes(policy=_WIRE)
     return out.getvalue()
@@ -320,8 +325,11 @@ class OutboxSender:
         limits: Limits = Limits(),
         slow_backoff: Backoff = SLOW_BACKOFF,
         dkim: DkimKey | None = None,
+        links: MailLinks | None = None,
     ) -> None:
         self.server = server
+        # The mails' own links: their return paths (gm.mail.outgoing.undelivered), List-Unsubscribe (list_headers).
+        self.links = links
         self.session_factory = session_factory
         self.gm_address = gm_address
         self.wakeup = wakeup if wakeup is not None else asyncio.Event()
@@ -439,14 +447,16 @@ class OutboxSender:
         message = build_message(mail, self.gm_address)
         if self.dkim is not None:  # signed by the GM address's domain (a millisecond or two with RSA)
             message = sign(message, self.dkim)
+        sender = (undelivered.return_path(self.gm_address, mail.id, self.links.key)
+                  if self.links is not None and self.links.tagged_return_path else self.gm_address)
         if client is not None and client.is_connected:
             try:
-                await client.sendmail(self.gm_address, [mail.to_addr], message)
+                await client.sendmail(sender, [mail.to_addr], message)
                 return client
             except aiosmtplib.SMTPServerDisconnected:
                 client.close()
         client = await self._connect()
-        await client.sendmail(self.gm_address, [mail.to_addr], message)
+        await client.sendmail(sender, [mail.to_addr], message)
         return client
 
     async def _connect(self) -> aiosmtplib.SMTP:
@@ -535,7 +545,8 @@ class OutboxSender:
         else:
             log.warning("mail out #%d: %s: not sent, tried again later: %s", mail.id, mail.about, _describe(error))
         try:
-            await asyncio.to_thread(self._mark_failed, mail.id, _describe(error), permanent)
+            await asyncio.to_thread(self._mark_failed, mail.id, _describe(error), permanent,
+                                    _refused_recipient(error) if permanent else None)
         except Exception:  # the row stays leased, and is tried again when the lease runs out
             log.exception("could not record the failure of outbox %d", mail.id)
         self.wakeup.set()  # for the claiming loop to see when the retry falls due
@@ -568,7 +579,7 @@ class OutboxSender:
                 limit = min(limit, allowed)
             # Results that will be late under the limits: their GMs told first (the notice goes
             # with the acknowledgements, before anything this round takes).
-            told = tell_late(session, self.limits, now, _FIRST, waiting) if self.limits else 0
+            told = tell_late(session, self.limits, now, _FIRST, waiting, self.gm_address) if self.limits else 0
             if told:
                 session.flush()
             rows = []
@@ -596,9 +607,10 @@ class OutboxSender:
                 row.next_attempt_at = now + self.lease  # if this process dies, the row is retried then
                 row.claimed_at = now  # counted against the provider's limits from now (pacing)
             about = mail_log.describe(session, rows)
+            listed = list_headers(session, rows, self.gm_address, self.links)
             plans: dict[str, Any] = {}  # a results mail's readers name the same maps: read once
-            mails = [replace(Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans), about=about[row.id])
-                     for row in rows]
+            mails = [replace(Outgoing.of(row, session, self.drawn_maps, draw=False, plans=plans), about=about[row.id],
+                             headers=listed.get(row.id, ())) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
                     *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails}), _AFTER_ACKS
@@ -627,7 +639,8 @@ class OutboxSender:
                     raise
                 log.info("marking %d outbox rows sent met a deadlock: again", len(values))
 
-    def _mark_failed(self, mail_id: int, error: str, permanent: bool) -> None:
+    def _mark_failed(self, mail_id: int, error: str, permanent: bool,
+                     refused: tuple[str | None, str] | None = None) -> None:
         now = datetime.now(UTC)
         with transaction(self.session_factory) as session:
             row = session.get_one(OutboundMail, mail_id)
@@ -635,6 +648,10 @@ class OutboxSender:
             row.last_error = error[:2000]
             if permanent:
                 row.gave_up_at = now
+                if refused is not None:  # the recipient refused for good: as a bounce would say
+                    status, words = refused
+                    undelivered.record(session, self.gm_address, row.to_addr, outbox_id=row.id, inbound_id=None,
+                                       permanent=True, status=status, words=words, form="smtp")
             else:
                 row.next_attempt_at = now + timedelta(seconds=self.backoff.delay(row.attempts))
 
@@ -660,6 +677,17 @@ def _permanent(error: BaseException) -> bool:
     if isinstance(error, (aiosmtplib.SMTPRecipientRefused, aiosmtplib.SMTPDataError)):
         return 500 <= error.code < 600
     return False
+
+
+def _refused_recipient(error: BaseException) -> tuple[str | None, str] | None:
+    """(RFC 3463 status, the server's words) of a recipient refused for good, or None for any other failure."""
+    refusals = error.recipients if isinstance(error, aiosmtplib.SMTPRecipientsRefused) else [error]
+    for refusal in refusals:
+        if isinstance(refusal, aiosmtplib.SMTPRecipientRefused) and 500 <= refusal.code < 600:
+            words = " ".join(f"{refusal.code} {refusal.message}".split())
+            status = re.match(r"\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b", words)
+            return (status.group(1) if status else None), words
+    return None
 
 
 class _SentMarks:

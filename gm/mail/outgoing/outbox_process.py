@@ -26,6 +26,7 @@ from gm.mail.backoff import Backoff
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.outgoing.outbox import OutboxSender
 from gm.mail.outgoing.pacing import Limits
+from gm.mail.outgoing.list_headers import MailLinks
 from gm.mail.outgoing.signing import DkimKey
 from gm.settings import MailServer
 from gm.store.db import make_engine, make_session_factory
@@ -47,8 +48,9 @@ class OutboxProcess:
 
     def __init__(self, smtp: MailServer, db_url: str, *, gm_address: str, poll_seconds: float = 5.0,
                  processes: int | None = None, oauth2: OAuth2 | None = None, limits: Limits = Limits(),
-                 dkim: DkimKey | None = None) -> None:
-        args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel(), oauth2, limits, dkim)
+                 dkim: DkimKey | None = None, links: MailLinks | None = None) -> None:
+        args = (smtp, db_url, gm_address, poll_seconds, logging.getLogger().getEffectiveLevel(), oauth2, limits, dkim,
+                links)
         self.children = [_Child(args) for _ in range(processes or default_processes())]
 
     @property
@@ -146,14 +148,15 @@ class _Child:
 
 
 def _child(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, level: int, oauth2: OAuth2 | None,
-           limits: Limits, dkim: DkimKey | None, wake: Connection) -> None:
+           limits: Limits, dkim: DkimKey | None, links: MailLinks | None, wake: Connection) -> None:
     configure(level)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the service, which stops us
-    asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, oauth2, limits, dkim, wake))
+    asyncio.run(_serve_outbox(smtp, db_url, gm_address, poll_seconds, oauth2, limits, dkim, links, wake))
 
 
 async def _serve_outbox(smtp: MailServer, db_url: str, gm_address: str, poll_seconds: float, oauth2: OAuth2 | None,
-                        limits: Limits, dkim: DkimKey | None, wake: Connection) -> None:
+                        limits: Limits, dkim: DkimKey | None, links: MailLinks | None,
+                        wake: Connection) -> None:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -174,7 +177,8 @@ async def _serve_outbox(smtp: MailServer, db_url: str, gm_address: str, poll_sec
     engine = make_engine(db_url)
     try:
         sender = OutboxSender(smtp, make_session_factory(engine), gm_address=gm_address, wakeup=wakeup,
-                              poll_seconds=poll_seconds, oauth2=oauth2, limits=limits, dkim=dkim)
+                              poll_seconds=poll_seconds, oauth2=oauth2, limits=limits, dkim=dkim,
+                              links=links)
         await sender.run()
     except asyncio.CancelledError:
         pass

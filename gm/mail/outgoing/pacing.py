@@ -26,7 +26,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from gm.games import masters
-from gm.store.models import Game, OutboundMail
+from gm.store.models import Game, OutboundMail, new_message_id
 
 PACING_LOCK = 0x676D5F7061636500  # 'gm_pace\0': one count-and-claim at a time on PostgreSQL
 LATE = timedelta(minutes=10)  # results that will take longer than this to go out: the GM is told
@@ -85,7 +85,7 @@ def gone_by(session: Session, limits: Limits, now: datetime, mails: int) -> date
 
 
 def tell_late(session: Session, limits: Limits, now: datetime, order: ColumnElement[int],
-              waiting: tuple[ColumnElement[bool], ...]) -> int:
+              waiting: tuple[ColumnElement[bool], ...], gm_address: str) -> int:
     """For each game whose results wait unsent and would go out more than LATE from now, a notice
     to its GMs (once for those results): when the last of them will have gone, and why. Returns
     the notices queued. `order` and `waiting` are the outbox's: the rows ahead of a game's last
@@ -109,7 +109,7 @@ def tell_late(session: Session, limits: Limits, now: datetime, order: ColumnElem
         assert game is not None
         for to in masters(session, game):
             session.add(OutboundMail(
-                to_addr=to, game_id=game_id, kind=LATE_KIND, created_at=now, next_attempt_at=now,
+                to_addr=to, game_id=game_id, kind=LATE_KIND, message_id=new_message_id(gm_address.rpartition("@")[2]), created_at=now, next_attempt_at=now,
                 subject=f"[{game.name}] The results will reach the last players around {when:%H:%M} UTC",
                 body_text=_late_text(game.name, limits, ahead, when)))
             queued += 1

@@ -4,12 +4,15 @@ mail: signed by the GM address's own domain (d=), which is what DMARC aligns wit
 
 A key is a file: an RSA key in PEM (2048 bits), or an Ed25519 key as dkimpy reads it (the 32-byte
 seed, base64). `gm mail dkim-key` makes one, readable by the judge's user only, and says the DNS
-record to publish at <selector>._domainkey.<domain>.
+record to publish at <selector>._domainkey.<domain>; `gm serve` makes the default one at its first
+start (gm.server.judge_dkim_key).
 """
 from __future__ import annotations
 
 import base64
+import errno
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -62,18 +65,37 @@ def public_key(key: DkimKey) -> str:
 
 
 def new_key(path: Path, algorithm: Algorithm) -> bytes:
-    """Make a key and write it to `path`, mode 0600 from its first byte (never over an existing
-    file: a key in use would stop matching its record); returns it."""
+    """Make a key and write it to `path`, mode 0600 from its first byte; returns it. Never over an
+    existing file (a key in use would stop matching its record): FileExistsError then, also when
+    another process made it meanwhile, whose key is whole by then (it appears at once, linked into
+    place from a temporary file beside it), so two judges starting together on one volume share it."""
     if algorithm == "ed25519":
         private = nacl.signing.SigningKey.generate().encode(encoder=nacl.encoding.Base64Encoder)
     else:
         private = rsa.generate_private_key(public_exponent=65537, key_size=RSA_BITS).private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption())
     path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")  # O_EXCL, 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(private)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(temporary, path)  # fails if path exists, however it came to
+        except OSError as e:
+            if isinstance(e, FileExistsError) or e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP):
+                raise
+            _write_new(path, private)  # a file system without hard links: created exclusively all the same
+    finally:
+        os.unlink(temporary)
+    return private
+
+
+def _write_new(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
-        f.write(private)
-    return private
+        f.write(data)
 
 
 def load_key(path: Path, selector: str, domain: str) -> DkimKey:

@@ -8,11 +8,11 @@ from sqlalchemy.orm import Session
 
 from gm.games import current_phase
 from gm.lifecycle.house_rules import rules_of
-from gm.lifecycle.overview import columns, orders_on_file, powers_at_a_glance
+from gm.lifecycle.overview import columns, failing_mail, orders_on_file, powers_at_a_glance
 from gm.mail.commands import Context, Lookups, command_for, orders
 from gm.mail.outgoing.game_mail import deadline_text, one_notice_each
 from gm.mail.intake.message import InboundMessage
-from gm.store.models import Game, Master, OutboundMail
+from gm.store.models import Game, Master, OutboundMail, new_message_id
 from gm.store.passwords import PasswordVerifier
 
 
@@ -33,8 +33,9 @@ def overview(ctx: Context) -> tuple[str, str] | None:
     if current is not None:
         head += f", {current.row.label}; deadline {deadline}" + (" (paused)" if game.paused_at else "")
     on_file = orders_on_file(ctx.session, game, current, on_file=ctx.lookups.on_file)
+    failing = failing_mail(ctx.session, game)
     return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game)),
-                                          *([""] if on_file else []), *on_file])
+                                          *([""] if failing else []), *failing, *([""] if on_file else []), *on_file])
 
 
 def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_address: str) -> Context:
@@ -68,5 +69,6 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
     if glance is not None:
         ctx.sections.append(glance)
     for to, subject, text, kind in ctx.notices:
-        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind=kind, game_id=game.id))
+        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind=kind, game_id=game.id,
+                                 message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
     return ctx

@@ -27,7 +27,7 @@ from gm.mail.outgoing.game_mail import (
 )
 from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
-from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, utcnow
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, new_message_id, utcnow
 from gm.store.passwords import hash_password
 
 NAME = "REPLACE"
@@ -107,7 +107,8 @@ def _mail_welcome(ctx: Context, game: Game, player: Player, password: str) -> No
     thread = thread_id(game, ctx.gm_address)
     ctx.session.add(OutboundMail(to_addr=player.email, subject=f"{game.name}: you play {player.power}",
                                  body_text=text, attachments=attachments, in_reply_to=thread, references=thread,
-                                 game_id=game.id, kind="notice"))
+                                 game_id=game.id, kind="notice",
+                                 message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
 
 
 def welcome(ctx: Context, game: Game, player: Player, password: str) -> str:
