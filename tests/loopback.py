@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
+import time
+from collections.abc import Callable
 
 
 def free_port() -> int:
@@ -19,6 +21,15 @@ def listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def wait_listening(port: int, what: str, timeout: float = 10, log: Callable[[], str] = lambda: "") -> None:
+    """Until something listens on `port`; RuntimeError naming `what` (and `log()`) after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not listening(port):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} does not listen on {port}" + (f":\n{log()}" if log() else ""))
+        time.sleep(0.01)
 
 
 def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:

@@ -50,6 +50,7 @@ from pymap.backend.maildir import MaildirBackend
 from pymap.imap import IMAPServer, IMAPService
 from pysasl.hashing import BuiltinHash
 
+import gm.mail.intake.dns  # noqa: F401 - authheaders reads the public suffix list once (see there)
 from gm.settings import EMBEDDED_AUTHSERV_ID, MailServer
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from gm.settings import MailServer
-from loopback import free_port, listening
+from loopback import free_port, listening, wait_listening
 from mail import mail_conftest
 from oauth2server import AuthorizationServer
 
@@ -128,11 +128,7 @@ class OAuth2Dovecot(_mail.Dovecot):  # type: ignore[name-defined,misc]
 
     def start(self) -> None:
         super().start()
-        deadline = time.monotonic() + 10
-        while not listening(self.auth_port):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Dovecot's auth service does not listen on {self.auth_port}:\n{self.log()}")
-            time.sleep(0.01)
+        wait_listening(self.auth_port, "Dovecot's auth service", log=self.log)
 
     def account(self, user: str = "gm") -> MailServer:
         """The IMAP account of one mailbox; the GM's without a password unless `gm_password`."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from gm.settings import MailServer
-from loopback import free_port, listening
+from loopback import free_port, wait_listening
 from mail import mail_conftest
 from mail.oauth2_servers import PRIVATE_MAIN_CF, PrivatePostfix
 from mail.receiver import Receiver, receiving
@@ -171,11 +170,7 @@ class BouncingDovecot(_mail.Dovecot):  # type: ignore[name-defined,misc]
 
     def start(self) -> None:
         super().start()
-        deadline = time.monotonic() + 10
-        while not listening(self.auth_port):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Dovecot's auth service does not listen on {self.auth_port}")
-            time.sleep(0.01)
+        wait_listening(self.auth_port, "Dovecot's auth service")
         # FULL's one message: its mailbox is full from now on.
         self.deliver(b"From: filler@players.example\r\nSubject: the one mail\r\n\r\nfull now\r\n",
                      [f"{FULL}@{PLAYERS_DOMAIN}"], sender=f"filler@{PLAYERS_DOMAIN}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
-import functools
 import re
 import threading
 from collections.abc import Iterator
@@ -19,8 +18,8 @@ from typing import Any
 
 import authheaders
 from aiosmtpd.controller import Controller
-from authheaders import dmarc_lookup
 
+import gm.mail.intake.dns  # noqa: F401 - authheaders with the public suffix list read once
 from loopback import free_port
 
 AUTHSERV_ID = "mx.receiver.example"
@@ -83,23 +82,8 @@ def receiving(receiver: Receiver) -> Iterator[int]:
     """The receiver on a free loopback port (yielded) until the end of the block."""
     port = free_port()
     controller = Controller(receiver, hostname="127.0.0.1", port=port)
-    with _org_domains_cached():
-        controller.start()
-        try:
-            yield port
-        finally:
-            controller.stop()
-
-
-@contextmanager
-def _org_domains_cached() -> Iterator[None]:
-    """authheaders reads the whole public suffix list again each time it works out an organizational
-    domain, twice a mail at 0.4 s each: nearly all of a check's time, half a minute for a game's
-    mail. A name's organizational domain does not change within a test: cached meanwhile."""
-    original = dmarc_lookup.get_org_domain
-    cached = functools.cache(original)
-    authheaders.get_org_domain = dmarc_lookup.get_org_domain = cached
+    controller.start()
     try:
-        yield
+        yield port
     finally:
-        authheaders.get_org_domain = dmarc_lookup.get_org_domain = original
+        controller.stop()

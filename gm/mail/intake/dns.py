@@ -8,14 +8,42 @@ for (dkimpy asks for 5 s, pyspf for 20): an unanswered one must hold a mail's ve
 """
 from __future__ import annotations
 
+import functools
+import importlib.resources
 from typing import Any
 
+import authheaders
 import dns.name
 import dns.resolver
+from authheaders import dmarc_lookup
 
 from gm.settings import dns_server_address
 
 LIFETIME = 3.0  # seconds for one look-up, tries and retries together
+
+
+@functools.cache
+def _suffix_list() -> Any:
+    """authheaders' own public suffix list (where it finds it), parsed once."""
+    try:
+        from authheaders.findpsl import location  # a list the system keeps, where there is one
+    except ModuleNotFoundError:
+        location = None
+    if location is not None:
+        with open(location, encoding="utf-8") as lines:
+            return dmarc_lookup.PublicSuffixList(lines)
+    with importlib.resources.as_file(importlib.resources.files("authheaders") / "public_suffix_list.txt") as path:
+        with open(path, encoding="utf-8") as lines:
+            return dmarc_lookup.PublicSuffixList(lines)
+
+
+@functools.lru_cache(maxsize=4096)
+def org_domain(domain: str) -> str:
+    """The organizational domain of `domain`: 'example.co.uk' of 'mail.example.co.uk'."""
+    return str(_suffix_list().get_public_suffix(domain))
+
+
+authheaders.get_org_domain = dmarc_lookup.get_org_domain = org_domain
 
 
 class _Resolver(dns.resolver.Resolver):
