@@ -6,8 +6,10 @@ from typing import Sequence
 
 from gm.engine.adjust import adjustment_counts, resolve_adjustments
 from gm.engine import impulses, multiple, second
-from gm.engine.model import ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit
-from gm.engine.orders import Build, Disband, Order, Permit, Retreat, Step, Steps, TwoPhase, Waive
+from gm.engine.model import (ADDED_CENTRES, RETREATS, Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType,
+                             province_of)
+from gm.engine.orders import (Allocation, Build, Convoy, Disband, Move, Order, Permit, Retreat, Step, Steps,
+                              SupportMove, TwoPhase, Waive)
 from gm.engine.movement import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
@@ -44,6 +46,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
         if variant.rules.fleets_move_twice:
             unit_orders, pairs = second.split(unit_orders)
         results, units, dislodged, contested = resolve_movement(variant, state, unit_orders)
+        side_results = _allocations_to_void_orders(results, side_results)
         state = variant.rules.after_movement(variant, state, results)
         pending: list[Order] = []
         if pairs:
@@ -172,6 +175,60 @@ def _after_turn(
     return Adjudication(state.phase, results, nxt.units, dislodged, nxt, winner, disbanded)
 
 
+def _allocations_to_void_orders(results: list[OrderResult], side: list[OrderResult]) -> list[OrderResult]:
+    """An allocation whose order the unit carried out, though void there (a support of a unit
+    not moving where it said): counted, but it did nothing, and its owner is told so."""
+    void = {r.order.province: r.reason for r in results if r.result is Result.VOID}
+    if not void:
+        return side
+    out = []
+    for r in side:
+        inner = r.order.order if type(r.order) is Allocation else None
+        if inner is not None and r.result is Result.SUCCEEDS and inner.province in void:
+            r = OrderResult(r.order, Result.FAILS, f"allocation counted; the order was void: {void[inner.province]}")
+        out.append(r)
+    return out
+
+
+def order_warning(variant: Variant, state: GameState, order: Order) -> str | None:
+    """Why a legal order will do nothing as it stands, though it is taken: an allocation whose
+    order could not work were the unit to carry it out (its points would be spent all the same),
+    judged with the move it supports or convoys given."""
+    if type(order) is not Allocation or order.order is None:
+        return None
+    inner = order.order
+    partner = _partner(variant, state, inner)
+    results = adjudicate(variant, state, [order] if partner is None else [order, partner]).results
+    why = _partner_void(variant, state, partner, results) or next(
+        (r.reason for r in results if r.result is Result.VOID and r.order is not partner and type(r.order) is not Allocation
+         and r.order.province == inner.province and not _needs_partner(r.reason)), None)
+    return f"the order cannot work: {why}; the points would be spent all the same" if why else None
+
+
+def _partner(variant: Variant, state: GameState, order: Order) -> Move | None:
+    """The move a support of a move or a convoy stands for, as the moving unit's power would give
+    it; None for any other order, or a unit only points move (a minor power's)."""
+    if not isinstance(order, (SupportMove, Convoy)) or not order.target:
+        return None
+    unit = state.units.get(order.target)
+    if unit is None or (unit.power in variant.powers and variant.powers[unit.power].minor):
+        return None
+    # An army's move to a space it does not border can only be by convoy: given as one.
+    by_sea = isinstance(order, Convoy) or (unit.type is UnitType.ARMY and province_of(order.dest) not in
+                                           variant.map.army.get(unit.province, ()))
+    return Move(unit.power, unit.type, unit.location, order.dest, via_convoy=by_sea)
+
+
+def _partner_void(variant: Variant, state: GameState, partner: Move | None, results: list[OrderResult]) -> str | None:
+    """Why the partner's move cannot be made at all, said of the unit, or None."""
+    theirs = next((r for r in results if partner is not None and r.order is partner), None)
+    if partner is None or theirs is None or theirs.result is not Result.VOID or _needs_partner(theirs.reason):
+        return None
+    kind = "army" if partner.unit_type is UnitType.ARMY else "fleet"
+    return (f"the {kind} in {variant.map.name(partner.province)} cannot move to {variant.map.name(partner.dest)}: "
+            f"{theirs.reason}")
+
+
 def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
     """Why `order` is illegal in this position on its own, or None when it is legal.
 
@@ -194,7 +251,34 @@ def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
     result = next((r for r in results if r.order is order), results[0])
     if result.result is Result.VOID and not _needs_partner(result.reason):
         return result.reason
+    if result.result is Result.VOID:
+        return _with_partner(variant, state, order)
     return None
+
+
+def _with_partner(variant: Variant, state: GameState, order: Order) -> str | None:
+    """Why a support or convoy cannot work even if the unit it helps does its part (the supporter
+    cannot reach the space, the move it supports cannot be made), or None: judged with the partner's
+    move given, as the player means it."""
+    partner = _partner(variant, state, order)
+    if partner is None:
+        return None
+    results = adjudicate(variant, state, [order, partner]).results
+    mine = next((r for r in results if r.order is order), None)
+    why = _partner_void(variant, state, partner, results)
+    if why is None and mine is not None and mine.result is Result.VOID and not _needs_partner(mine.reason):
+        why = mine.reason
+    if why is None and isinstance(order, SupportMove):
+        # A support of a move that needs a convoy nobody ordered here: the resolver never comes to
+        # the supporter's reach; judged as it would be.
+        unit, dest = state.units.get(order.province), province_of(order.dest)
+        if unit is not None and unit.province != dest and dest not in (
+                variant.map.army.get(unit.province, ()) if unit.type is UnitType.ARMY
+                else variant.map.fleet_provinces.get(unit.location, ())):
+            kind = "army" if unit.type is UnitType.ARMY else "fleet"
+            why = f"the {kind} in {variant.map.name(unit.location)} cannot reach {variant.map.name(dest)}, so it " \
+                  "cannot support a move there"
+    return why
 
 
 _JUDGED_AT_THE_END = (Retreat, Disband, Build, Waive, Permit)

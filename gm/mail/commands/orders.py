@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Update, bindparam, insert, tuple_, update
 from sqlalchemy.orm import Session
 
-from gm.engine.adjudicator import check_order
+from gm.engine.adjudicator import check_order, order_warning
 from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation
 from gm.engine.multiple import parts_stand_together
 from gm.engine.orders import SECRET_ORDERS, Allocation, Build, Disband, Order, Permit, Retreat, Waive
@@ -84,9 +84,10 @@ def run(ctx: Context, line: str) -> None:
         if why:
             ctx.reject(text, why)
             continue
+        warning = order_warning(variant, phase.state, order)
         order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
-        ctx.accept(text, shown)
+        ctx.accept(text, f"{shown} (warning: {warning})" if warning else shown)
 
 
 def _masters_command(line: str) -> bool:

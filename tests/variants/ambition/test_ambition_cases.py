@@ -315,7 +315,8 @@ RESULTS = {
     ],
     "aev6.minor.8": [("Switzerland", "A SWI - TYR", "void", "Switzerland is a minor power: its unit is ordered only through DPs")],
     "aev6.dp.15": [
-        ("France", "DP 2 F SWI S A MAR - SAV", "succeeds", ""),  # it wins the count...
+        # it wins the count... (counted, but its owner is told the order it bought did nothing)
+        ("France", "DP 2 F SWI S A MAR - SAV", "fails", "allocation counted; the order was void: the unit in Switzerland is an army"),
         ("Switzerland", "F SWI S A MAR - SAV", "void", "the unit in Switzerland is an army"),  # ...and is void
         ("Austria", "DP 1 A SWI S A MIL - VEN", "fails", "the unit carried out another order: F SWI S A MAR - SAV"),
     ],
@@ -334,7 +335,7 @@ RESULTS = {
     "aev6.dp.10": [("France", "DP 1 A SAV - MAR", "void", "France supports an attack on Sardinia this turn")],
     "aev6.dp.11": [("France", "DP 1 A SWI S A MAR - SAV", "succeeds", "")],
     "aev6.dp.12": [
-        ("France", "DP 2 A SWI - PAR", "succeeds", ""),
+        ("France", "DP 2 A SWI - PAR", "fails", "allocation counted; the order was void: no army can reach Paris"),
         ("Switzerland", "A SWI - PAR", "void", "no army can reach Paris from Switzerland"),
         ("Austria", "DP 1 A SWI S A MIL - VEN", "fails", "the unit carried out another order: A SWI - PAR"),
     ],
