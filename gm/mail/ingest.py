@@ -676,7 +676,9 @@ class _Answer:
                              problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL],
                              elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL],
                              failing=list(dict.fromkeys(ctx.elsewhere_failing))[: auth.CHECKS_PER_MAIL])
-        return Outgoing(self.message.sender, "gm: how to send orders", text, "notice")
+        answered = [title for title, _ in ctx.sections] if not ctx.elsewhere else []
+        subject = "gm: " + "; ".join(answered)[:200] if answered else "gm: how to send orders"
+        return Outgoing(self.message.sender, subject, text, "notice")
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:
         session, lookups = ctx.session, ctx.lookups

@@ -238,8 +238,13 @@ def test_removal_of_fleet_on_a_coast(std):
     ("  -- ", MOVEMENT, "unexpected '--' at the start of the order"),
     ("hold", MOVEMENT, "unexpected 'hold' at the start of the order"),
     ("A Xyzzy - Bur", MOVEMENT, "unknown province 'Xyzzy'"),
-    ("A Par - Xyzzy", MOVEMENT, "unknown province 'Xyzzy'"),
-    ("F Lon S A Xyzzy Plugh - Bel", MOVEMENT, "unknown province 'Xyzzy Plugh'"),
+    # past the unit: what its space borders, to write it again
+    ("A Par - Xyzzy", MOVEMENT, "unknown province 'Xyzzy'; Paris borders Brest (BRE), Burgundy (BUR), Gascony (GAS), "
+                                "Picardy (PIC)"),
+    ("F Lon S A Xyzzy Plugh - Bel", MOVEMENT, "unknown province 'Xyzzy Plugh'; London borders English Channel (ENG), "
+                                              "North Sea (NTH), Wales (WAL), Yorkshire (YOR)"),
+    ("A Par - Bourgogne", MOVEMENT, "unknown province 'Bourgogne'; Paris borders Brest (BRE), Burgundy (BUR), "
+                                    "Gascony (GAS), Picardy (PIC)"),
     ("F Gulf - Spa", MOVEMENT, "'Gulf' could be Gulf of Bothnia or Gulf of Lyon"),
     ("A Par - Nort", MOVEMENT, "'Nort' could be North Africa, North Atlantic Ocean or North Sea"),
     ("A Bu - Gal", MOVEMENT, "'Bu' could be Budapest, Bulgaria or Burgundy"),

@@ -322,7 +322,7 @@ def test_a_password_is_never_shown_back(game: Judge, line: str, shown: str) -> N
 
 
 def test_list_help_summary_history_signoff(game: Judge) -> None:
-    ack = game.say("anyone@x.example", "LIST\nLIST g1\nHELP")
+    ack = game.say("anyone@x.example", "LIST\nLIST g1\nHELP ALL")
     assert "g1: Diplomacy (standard map), active" in ack
     assert "phase: Spring 1901, Movement" in ack
     assert "SIGNON <power> <game> <password>" in ack and "SET ADDRESS <mail address>" in ack
@@ -372,7 +372,8 @@ def test_orders_without_signon_and_nonsense(game: Judge) -> None:
     notice = game.say("x@x.example", "A Par - Bur\nHello judge!")
     assert "Your mail signed on to no game" in notice and "Hello" not in notice
     ack = game.say("fr@x.example", "SIGNON France g1 pw-France\nHello judge!\nA Par - Xyzzy\nBuild A Par")
-    assert line_of(ack, "A Par - Xyzzy") == "REJECTED : unknown province 'Xyzzy'"
+    assert line_of(ack, "A Par - Xyzzy") == ("REJECTED : unknown province 'Xyzzy'; Paris borders Brest (BRE), "
+                                             "Burgundy (BUR), Gascony (GAS), Picardy (PIC)")
     assert line_of(ack, "Build A Par") == "REJECTED : build orders are only accepted in an adjustment phase"
     assert game.current_orders("France") == []
 
@@ -533,8 +534,12 @@ def test_a_stranger_gets_a_short_fixed_notice_and_nothing_of_the_mail(game: Judg
     with transaction(game.sf) as s:
         subject = s.scalar(select(OutboundMail.subject).where(OutboundMail.inbound_id == out.inbound_id))
     assert subject == "gm: how to send orders"
-    # LIST and HELP are the judge's own words: a stranger gets them.
-    assert "g1: Diplomacy (standard map), active" in game.say("someone@else.example", "LIST")
+    # LIST and HELP are the judge's own words: a stranger gets them, as an answer, not a failure.
+    answer = game.say("someone@else.example", "LIST")
+    assert "g1: Diplomacy (standard map), active" in answer and "Here is what you asked for" in answer
+    assert "nothing in it was carried out" not in answer
+    with transaction(game.sf) as s:
+        assert s.scalars(select(OutboundMail.subject).order_by(OutboundMail.id.desc())).first() == "gm: Games"
 
 
 def test_replies_to_one_address_are_limited_per_hour(game: Judge) -> None:

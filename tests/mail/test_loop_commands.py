@@ -435,7 +435,7 @@ def test_a_batch_waits_for_the_end_of_a_phase_and_orders_the_next(session_factor
 
 def test_help_lists_the_new_commands(session_factory: sessionmaker[Session]) -> None:
     judge = new_game(session_factory, powers=["France"])
-    ack = judge.say("France", "HELP")
+    ack = judge.say("France", "HELP ALL")
     for usage in ("WAIT\n", "NOWAIT\n", "RESULTS [phase]", "SET ABSENCE <from> <to>"):
         assert usage in ack
 

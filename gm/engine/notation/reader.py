@@ -71,7 +71,9 @@ class Parser:
     def __init__(self, variant: Variant, toks: list[Tok], script: tuple[int, ...] = (),
                  loose: bool = False) -> None:
         self.provinces = variant.map.provinces
+        self.neighbours = variant.map.all_neighbours
         self.t = tables(variant)
+        self.read: list[str] = []  # the provinces read so far: the unit's first
         self.toks = toks
         self.pos = 0
         self.script = script  # the alternative to take at each choice point, in order
@@ -195,7 +197,7 @@ class Parser:
             if not loose:
                 raise self.missing(what)
             words = [w for w, e in loose if e - self.pos == len(w)][-1]  # up to a dash
-            raise Fail(f"unknown province {render(words)!r}")
+            raise Fail(f"unknown province {render(words)!r}{self.hint(words)}")
         # One place read from more or fewer words is one reading, the longest: 'Hesse-Westphalia'
         # is never Hesse to Westphalia when both name the same province.
         by_place: dict[frozenset[str], tuple[list[Tok], frozenset[str], int]] = {}
@@ -206,7 +208,25 @@ class Parser:
         if len(hit) > 1:
             raise self.ambiguous(words, hit)
         self.pos = end
-        return next(iter(hit))
+        self.read.append(next(iter(hit)))
+        return self.read[-1]
+
+    def hint(self, words: list[Tok]) -> str:
+        """What an unknown name may have meant: the nearest names of this map, and the spaces next to
+        the unit the order is for, so that the player can write it again."""
+        key = " ".join(w.key for w in words)
+        keys = {**{k: v for k, v in self.t.names.items()}, **{k: v for k, v in self.t.abbrs.items()}}
+        near = sorted({p for k in difflib.get_close_matches(key, list(keys), n=3, cutoff=0.7) for p in keys[k]})
+        said = ""
+        if near:
+            said += "; the nearest names: " + ", ".join(f"{self.t.display[p]} ({p})" for p in near)
+        if self.read:
+            here = province_of(self.read[0])
+            around = sorted(self.neighbours.get(here, ()))
+            if around:
+                said += (f"; {self.t.display[here]} borders "
+                         + ", ".join(f"{self.t.display[p]} ({p})" for p in around))
+        return said
 
     def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
         """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""

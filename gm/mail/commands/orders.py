@@ -1,6 +1,7 @@
 """Any line that is no command: an order, or a secret point allocation, for the signed-on power."""
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -8,10 +9,11 @@ from sqlalchemy import Update, bindparam, insert, tuple_, update
 from sqlalchemy.orm import Session
 
 from gm.engine.adjudicator import check_order, order_warning
-from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation
+from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation, province_of
 from gm.engine.multiple import parts_stand_together
 from gm.engine.orders import SECRET_ORDERS, Allocation, Build, Disband, Order, Permit, Retreat, Waive
 from gm.engine.parse import order_texts, parse_order
+from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, OnFile, add_on_file, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
@@ -30,6 +32,7 @@ from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
 from gm.mail.intake.reply_text import no_order_meant
 from gm.mail.commands.unknown_command import order_words, unknown_command, unknown_word
 from gm.mail.intake.written import CLOCK_SKEW, Written, before, written
+from gm.variants import load_variant
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation, utcnow
 
 NAME = "<order>"
@@ -87,6 +90,7 @@ def run(ctx: Context, line: str) -> None:
         warning = order_warning(variant, phase.state, order)
         order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
+        shown += _named_otherwise(variant, order)
         ctx.accept(text, f"{shown} (warning: {warning})" if warning else shown)
 
 
@@ -129,6 +133,36 @@ def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order
     key = unit_key(order, variant_of(ctx.game).rules.impulses > 1 and phase.state.phase.kind is PhaseKind.MOVEMENT)
     earlier = [o.canonical for o in ctx.lookups.on_file(SecretAllocation, phase.row, order.power) if key and o.unit == key]
     return order, str(order) + (f" (replaces {earlier[-1]})" if earlier else "")
+
+
+def _named_otherwise(variant: Variant, order: Order) -> str:
+    """' (HOL is Holstein here)' for each abbreviation in the order that names another place on
+    the standard map, which players know by heart: 'A Han-Hol' on a map where HOL is Holstein."""
+    if variant.name == "standard":
+        return ""
+    standard = _standard_provinces()
+    notes = []
+    for abbr in dict.fromkeys(_places(order)):
+        here, there = variant.map.provinces.get(abbr), standard.get(abbr)
+        if here is not None and there is not None and _plain(here.name) != _plain(there.name):
+            notes.append(f"{abbr} is {here.name} here")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+@functools.cache
+def _standard_provinces() -> dict[str, Any]:
+    return load_variant("standard").map.provinces
+
+
+def _places(order: Order) -> list[str]:
+    """The provinces an order names, the unit's first, those of an order inside it too."""
+    found = [province_of(getattr(order, name)) for name in ("location", "target", "dest") if getattr(order, name, "")]
+    inner = getattr(order, "order", None)
+    return found + (_places(inner) if isinstance(inner, Order) else [])
+
+
+def _plain(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalpha())
 
 
 def too_late(ctx: Context, phase: GamePhase) -> str | None:

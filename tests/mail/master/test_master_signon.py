@@ -49,7 +49,7 @@ def test_an_order_line_after_signon_master_is_refused_with_the_way_to_order_for_
 
 def test_help_for_a_gm_and_the_readme_name_every_gm_command(session_factory: sessionmaker[Session]) -> None:
     desk = new_game(session_factory)
-    ack = desk.master("HELP")
+    ack = desk.master("HELP ALL")
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### What a GM sends"):readme.index("### House rules and deadlines")]
     for command in master_registry().values():
@@ -69,3 +69,21 @@ def test_a_gm_changes_their_own_password_and_another_gm_keeps_theirs(session_fac
     out = desk.send(other, "SIGNON MASTER g1 gm-pw\nHELP")
     assert "signed on as GM of g1" in desk.ack(out, other)
     assert [e.actor for e in desk.audit("set password")] == [MASTER]
+
+
+def test_help_is_short_and_help_of_a_command_says_its_use(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    ack = desk.player("France", "HELP")
+    section = ack[ack.index("Commands\n--------"):]
+    body = section.split("\n\n")[0:3]
+    text = "\n".join(body)
+    assert "JOIN <game> <power> <password>" in text and "SIGNON <power> <game> <password>" in text
+    assert "Commands: " in section and "WHOGAME" in section and "HELP SIGNON" in section
+    assert len(section.strip().splitlines()) <= 20
+    assert all(len(line) <= 78 for line in ack.splitlines())
+    one = desk.player("France", "HELP SET ADDRESS")
+    assert "SET ADDRESS <mail address>\n    change the address results are sent to" in one
+    assert "PROMOTE" not in desk.player("France", "HELP ALL")  # a player's list has no GM command
+    gm = desk.master("HELP")
+    assert "GM commands: " in gm and "ROLLBACK" in gm
+    assert "REJECTED" in desk.player("France", "HELP FROBNICATE")
