@@ -213,3 +213,21 @@ async def test_two_senders_sharing_the_database_keep_under_the_limit_together(
     with transaction(session_factory) as session:  # and the GM was told once, not once a sender
         assert session.scalar(select(func.count()).select_from(OutboundMail)
                               .where(OutboundMail.kind == LATE_KIND)) == 1
+
+
+def test_mail_to_unproven_addresses_may_use_only_its_share_of_the_limits(session_factory: sessionmaker[Session]) -> None:
+    """Notices that mail in strangers' names caused (a forger's, within gm.mail.budget) take at most
+    a quarter of each window: the players' acknowledgements after them still go at once."""
+    sender = OutboxSender(MailServer("127.0.0.1", 1), session_factory, gm_address=GM, limits=Limits(per_hour=8))
+    with transaction(session_factory) as s:
+        for i in range(10):
+            s.add(OutboundMail(to_addr=f"stranger{i}@example.net", subject="gm: how to send orders", body_text=".",
+                               kind="notice", unproven=True))
+    taken, _ = sender._claim(100, {})
+    assert len(taken) == 2 and all(m.kind == "notice" for m in taken)  # 8 // 4
+    assert sender._claim(100, {m.id: m.attempts for m in taken})[0] == []  # their share is used up
+    with transaction(session_factory) as s:
+        for i in range(6):
+            s.add(OutboundMail(to_addr=f"player{i}@example.org", subject="Re: orders", body_text=".", kind="ack"))
+    acks, _ = sender._claim(100, {m.id: m.attempts for m in taken})
+    assert sorted(m.to_addr for m in acks) == [f"player{i}@example.org" for i in range(6)]

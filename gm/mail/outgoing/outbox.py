@@ -574,7 +574,7 @@ class OutboxSender:
                     .values(next_attempt_at=now + self.lease)
                     .execution_options(synchronize_session=False)
                 )
-            allowed, free_at = room(session, self.limits, now)  # the provider's limits (None: none)
+            allowed, free_at, strangers = room(session, self.limits, now)  # the provider's limits (None: none)
             if allowed is not None:
                 limit = min(limit, allowed)
             # Results that will be late under the limits: their GMs told first (the notice goes
@@ -583,14 +583,21 @@ class OutboxSender:
             if told:
                 session.flush()
             rows = []
+            # Mail to unproven addresses within its share of the limits (pacing.UNPROVEN_SHARE), or none.
+            strangers_done = strangers == 0
             if limit > 0:
-                rows = session.scalars(
+                rows = list(session.scalars(
                     select(OutboundMail)
-                    .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude), _AFTER_ACKS)
+                    .where(*waiting, OutboundMail.next_attempt_at <= now, OutboundMail.id.not_in(exclude), _AFTER_ACKS,
+                           *((~OutboundMail.unproven,) if strangers_done else ()))
                     .order_by(_FIRST, OutboundMail.next_attempt_at, OutboundMail.id)
                     .limit(limit)
                     .with_for_update(skip_locked=True)  # PostgreSQL; SQLite locks the whole database anyway
-                ).all()
+                ).all())
+                if strangers is not None and sum(row.unproven for row in rows) >= strangers:
+                    kept = set([row.id for row in rows if row.unproven][:strangers])
+                    rows = [row for row in rows if not row.unproven or row.id in kept]
+                    strangers_done = True
             if allowed is None and rows and len(rows) == limit and rows[-1].game_id is not None and rows[-1].attachments:
                 # The rest of the last mail's readers too: a sender draws a mail's maps once for
                 # the readers it takes, and another sender taking the rest would draw them again.
@@ -613,7 +620,8 @@ class OutboxSender:
                              headers=listed.get(row.id, ())) for row in rows]
             due: datetime | None = session.scalar(
                 select(func.min(OutboundMail.next_attempt_at)).where(
-                    *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails}), _AFTER_ACKS
+                    *waiting, OutboundMail.id.not_in(exclude | {m.id for m in mails}), _AFTER_ACKS,
+                    *((~OutboundMail.unproven,) if strangers_done else ())  # theirs: at the next claim
                 )
             )
         if due is not None and due.tzinfo is None:  # an aggregate's result skips the column type

@@ -7,6 +7,9 @@ sent to too fast answers 421, 451 or 452, or 4.7.x. So:
   no more rows than the hour's and the day's limits leave (room()), and on PostgreSQL the claims
   of several senders wait for each other while they count (an advisory lock), so that together
   they keep under the limits too.
+* Mail to addresses that proved nothing (notices caused by mail in a stranger's name, which a
+  forger can cause at will within gm.mail.budget's limits) may use at most UNPROVEN_SHARE of each
+  window: what forged mail can use up never holds back a player's acknowledgement for long.
 * The outbox already takes acknowledgements first, then the games' mail (results first), then
   press, then notices (gm.mail.outgoing.outbox._FIRST): under a limit, that is the order they go.
 * A server that answers "slow down" (slow_down()) pauses the sender, with back-off, until it
@@ -32,6 +35,7 @@ PACING_LOCK = 0x676D5F7061636500  # 'gm_pace\0': one count-and-claim at a time o
 LATE = timedelta(minutes=10)  # results that will take longer than this to go out: the GM is told
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 LATE_KIND = "late"  # the GM's notice; it goes with the acknowledgements, before what is late
+UNPROVEN_SHARE = 4  # mail to unproven addresses may use at most a quarter of each window
 
 
 @dataclass(frozen=True)
@@ -48,29 +52,34 @@ class Limits:
         return bool(self.windows())
 
 
-def room(session: Session, limits: Limits, now: datetime) -> tuple[int | None, datetime | None]:
+def room(session: Session, limits: Limits, now: datetime) -> tuple[int | None, datetime | None, int | None]:
     """How many more mails may be taken to send now (None: no limit), and when none may, when the
-    next one may. On PostgreSQL holds the pacing lock to the end of the transaction."""
+    next one may; and how many of them may go to unproven addresses (their share: UNPROVEN_SHARE).
+    On PostgreSQL holds the pacing lock to the end of the transaction."""
     if not limits:
-        return None, None
+        return None, None, None
     if session.get_bind().dialect.name == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(PACING_LOCK)))
     left: int | None = None
+    unproven: int | None = None
     free_at: datetime | None = None
     for window, limit in limits.windows():
         used = _used(session, now - window)
         left = limit - used if left is None else min(left, limit - used)
+        share = limit // UNPROVEN_SHARE - _used(session, now - window, unproven=True)
+        unproven = share if unproven is None else min(unproven, share)
         if used >= limit:  # a slot frees when the oldest of the window's last `limit` leaves it
             oldest = session.scalar(select(OutboundMail.claimed_at).where(OutboundMail.claimed_at > now - window)
                                     .order_by(OutboundMail.claimed_at.desc()).offset(limit - 1).limit(1))
             if oldest is not None:
                 free_at = max(free_at or now, oldest + window)
-    assert left is not None
-    return max(left, 0), (free_at if left <= 0 else None)
+    assert left is not None and unproven is not None
+    return max(left, 0), (free_at if left <= 0 else None), max(min(unproven, left), 0)
 
 
-def _used(session: Session, since: datetime) -> int:
-    return session.scalar(select(func.count()).select_from(OutboundMail).where(OutboundMail.claimed_at > since)) or 0
+def _used(session: Session, since: datetime, *, unproven: bool = False) -> int:
+    query = select(func.count()).select_from(OutboundMail).where(OutboundMail.claimed_at > since)
+    return session.scalar(query.where(OutboundMail.unproven) if unproven else query) or 0
 
 
 def gone_by(session: Session, limits: Limits, now: datetime, mails: int) -> datetime:
