@@ -1,7 +1,8 @@
 """`gm status`: whether the judge is healthy, read from its database. Which `gm serve` run (by their
 heartbeats, gm.heartbeat) and which holds the mailbox, when mail was last read, the outbox's depth
-and its oldest unsent mail, the next deadline, and how far the deadline scheduler is behind (a
-game whose deadline, end of grace or reminder is past and not yet dealt with).
+and its oldest unsent mail, the next deadline, the games paused (since when, by whom), and how far
+the deadline scheduler is behind (a game whose deadline, end of grace or reminder is past and not
+yet dealt with).
 
 Healthy means: a live `gm serve`, one of them holding the mailbox, no unsent mail older than
 `outbox_age`, no game overdue by more than `lag`. With `this_host`, only the servers on this
@@ -9,7 +10,7 @@ host are judged (a container's own judge, for its healthcheck): at least one run
 rest is the whole judge's business and is reported, not judged."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
@@ -17,10 +18,13 @@ from sqlalchemy.orm import Session
 
 from gm.heartbeat import STALE_SECONDS, process_runs, this_host
 from gm.store import failing
-from gm.store.models import Bounce, Game, GameStatus, InboundMail, OutboundMail, ServerBeat
+from gm.store.models import AuditEntry, Bounce, Game, GameStatus, InboundMail, OutboundMail, ServerBeat
 
 OUTBOX_AGE = timedelta(minutes=15)  # unsent mail older than this: the outbox is stuck
 LAG = timedelta(minutes=5)  # a game's check overdue by more than this: the scheduler is behind
+PAUSED_SHOWN = 5  # paused games named one a line; the others counted
+# The audit actions that stop a game's clock: a GM's PAUSE, and a ROLLBACK (gm.lifecycle.timing).
+_PAUSING = {"pause": "PAUSE", "rollback": "ROLLBACK"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,16 @@ class Server:
     seen_at: datetime
     holds_mailbox: bool
     live: bool
+
+
+@dataclass(frozen=True)
+class Paused:
+    """A running game whose clock is stopped: no deadline of it falls until RESUME (or PROCESS after a rollback)."""
+
+    game: str
+    since: datetime
+    by: str | None  # who stopped it, from the audit log (a GM's address, the operator); None: not recorded
+    how: str | None  # 'PAUSE' or 'ROLLBACK'
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,8 @@ class Status:
     failing_addresses: int = 0  # addresses the judge's mail no longer reaches (gm.store.failing)
     bounces: int = 0  # mail that came back in the last day
     unmatched_bounces: int = 0  # of those, reports matched to no mail the judge sent
+    paused: list[Paused] = field(default_factory=list)  # the paused games longest paused first, PAUSED_SHOWN at most
+    paused_games: int = 0  # running games paused, in all
 
     def live_servers(self, this_host_only: bool = False) -> list[Server]:
         return [s for s in self.servers if s.live and (s.host == self.host or not this_host_only)]
@@ -74,6 +90,9 @@ def read_status(session: Session, now: datetime, lag: timedelta = LAG) -> Status
     bounces, unmatched = session.execute(select(func.count(), func.count().filter(Bounce.outbox_id.is_(None)))
                                          .where(Bounce.at >= day_ago)).one()
     late_count = session.scalar(select(func.count()).select_from(Game).where(*running, Game.next_check_at <= now - lag))
+    stopped = (Game.status == GameStatus.ACTIVE, Game.paused_at.is_not(None))
+    paused = [Paused(name, since, *paused_by(session, game_id)) for game_id, name, since in session.execute(
+        select(Game.id, Game.name, Game.paused_at).where(*stopped).order_by(Game.paused_at).limit(PAUSED_SHOWN))]
     return Status(
         now=now,
         host=host,
@@ -87,7 +106,17 @@ def read_status(session: Session, now: datetime, lag: timedelta = LAG) -> Status
         failing_addresses=failing.count(session),
         bounces=int(bounces or 0),
         unmatched_bounces=int(unmatched or 0),
+        paused=paused,
+        paused_games=int(session.scalar(select(func.count()).select_from(Game).where(*stopped)) or 0),
     )
+
+
+def paused_by(session: Session, game_id: int) -> tuple[str | None, str | None]:
+    """Who stopped a paused game's clock, and how ('PAUSE', 'ROLLBACK'), read from its audit log:
+    the newest entry that stops it. (None, None) when none is recorded."""
+    found = session.execute(select(AuditEntry.actor, AuditEntry.action).where(
+        AuditEntry.game_id == game_id, AuditEntry.action.in_(_PAUSING)).order_by(AuditEntry.id.desc()).limit(1)).first()
+    return (found[0], _PAUSING[found[1]]) if found else (None, None)
 
 
 def _utc(value: datetime | str | None) -> datetime | None:
@@ -144,8 +173,15 @@ def report(status: Status) -> list[str]:
     if status.next_deadline:
         game, when = status.next_deadline
         lines.append(f"next deadline: game {game}, {_when(when)} (in {_span(when - status.now)})")
+    elif status.paused_games:
+        lines.append("next deadline: none (every game under way is paused)")
     else:
         lines.append("next deadline: none (no game running)")
+    for p in status.paused:
+        by = f"by {p.by} ({p.how})" if p.by else "by whom the audit log does not say"
+        lines.append(f"paused: game {p.game} since {_when(p.since)} ({ago(status.now, p.since)}), {by}")
+    if status.paused_games > len(status.paused):
+        lines.append(f"paused: {status.paused_games - len(status.paused)} other game(s)")
     if status.overdue:
         game, when = status.overdue
         lines.append(f"behind: {status.overdue_games} game(s) overdue, game {game} the most, due {ago(status.now, when)}")

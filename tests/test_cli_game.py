@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -163,3 +163,64 @@ def test_house_rules_and_the_gm_address_are_set_at_creation_and_a_game_started_b
         assert sorted(kinds) == [("france@players.example", "start"), ("gm@example.org", "start")]
     again = gm("game", "start", "fast", db=db)
     assert again.returncode == 2 and "fast is active, not forming" in again.stderr
+
+
+def test_game_list_says_how_each_finished_game_ended_and_which_are_paused(db_url: str) -> None:
+    upgrade(db_url)
+    ended = {"won": "won by France", "drawn": "drawn between England, France", "stopped": "terminated by the GM",
+             "given": "won by Turkey by concession"}
+    for name in [*ended, "paused"]:
+        assert gm("game", "new", name, url=db_url).returncode == 0
+    with transaction(make_session_factory(make_engine(db_url))) as s:
+        for name, outcome in ended.items():
+            game = find_game(s, name)
+            assert game is not None
+            game.status, game.outcome, game.finished_at = "finished", outcome, utcnow()
+        paused = find_game(s, "paused")
+        assert paused is not None
+        paused.status, paused.paused_at = "active", utcnow()
+    listing = gm("game", "list", url=db_url)
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.splitlines() == [
+        "drawn    standard  finished        -  0/7 powers taken  drawn between England, France",
+        "given    standard  finished        -  0/7 powers taken  won by Turkey by concession",
+        "paused   standard  active, paused  -  0/7 powers taken",
+        "stopped  standard  finished        -  0/7 powers taken  terminated by the GM",
+        "won      standard  finished        -  0/7 powers taken  won by France",
+    ]
+
+
+def test_game_master_reads_unquoted_words_as_one_line_or_asks_for_quotes(db_url: str) -> None:
+    upgrade(db_url)
+    assert gm("game", "new", "g1", url=db_url).returncode == 0
+    factory = make_session_factory(make_engine(db_url))
+    with transaction(factory) as s:
+        game = find_game(s, "g1")
+        assert game is not None
+        start_game(s, game, utcnow())
+        was = game.deadline_at
+    assert was is not None
+    done = gm("game", "master", "g1", "EXTEND", "1h", url=db_url)  # as the shell splits EXTEND 1h unquoted
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("accepted  EXTEND 1h\n")
+    with transaction(factory) as s:
+        game = find_game(s, "g1")
+        assert game is not None and game.deadline_at == was + timedelta(hours=1)
+    # Words that may be several lines are not guessed at: nothing is done, and the way to write them is shown.
+    mixed = gm("game", "master", "g1", "EXTEND", "1h", "PAUSE", url=db_url)
+    assert mixed.returncode == 2 and mixed.stdout == ""
+    assert mixed.stderr == ("gm game master: 'EXTEND 1h PAUSE' holds several commands: quote each line, as in "
+                            "gm game master g1 'EXTEND 1h' 'PAUSE'\n")
+    with transaction(factory) as s:
+        game = find_game(s, "g1")
+        assert game is not None and game.paused_at is None and game.deadline_at == was + timedelta(hours=1)
+    # One command a word, each a line; the name after SET OPTION is no command.
+    done = gm("game", "master", "g1", "PAUSE", url=db_url)
+    assert done.returncode == 0 and "accepted  PAUSE" in done.stdout
+    shown = gm("game", "show", "g1", url=db_url).stdout
+    assert "(paused since " in shown and " by operator (command line), PAUSE)" in shown
+    assert "(held: the phase ends then even if every order is in)" in shown
+    done = gm("game", "master", "g1", "RESUME", "PREVIEW", url=db_url)
+    assert "accepted  RESUME" in done.stdout and "accepted  PREVIEW" in done.stdout, done.stdout
+    done = gm("game", "master", "g1", "SET", "OPTION", "draw", "dias", url=db_url)
+    assert done.stdout.startswith("accepted  SET OPTION draw dias\n"), done.stdout + done.stderr

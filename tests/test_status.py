@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from gm.games import create_game
 from gm.heartbeat import Heartbeat
 from gm.status import problems, read_status, report
 from gm.store.db import transaction, upgrade
-from gm.store.models import Bounce, FailingAddress, GameStatus, InboundMail, OutboundMail, ServerBeat, utcnow
+from gm.store.models import (AuditEntry, Bounce, FailingAddress, GameStatus, InboundMail, OutboundMail, ServerBeat,
+                             utcnow)
 from loopback import stop
 
 
@@ -144,8 +146,40 @@ def test_the_judge_wide_checks(session_factory: sessionmaker[Session]) -> None:
         "mail not arriving: 1 address(es) failing (gm game show names them); 2 bounce(s) in the last day, "
         "1 matched to no mail of the judge's",
         f"next deadline: game soon, {(now + timedelta(hours=3)).strftime('%Y-%m-%d %H:%M:%S UTC')} (in 3 h)",
+        f"paused: game paused since {(now - timedelta(days=2)).strftime('%Y-%m-%d %H:%M:%S UTC')} (2 days ago), "
+        "by whom the audit log does not say",
         "behind: 1 game(s) overdue, game late the most, due 10 min ago",
     ]
+
+
+def test_paused_games_say_since_when_and_by_whom(session_factory: sessionmaker[Session]) -> None:
+    now = utcnow()
+    with transaction(session_factory) as s:
+        for i, (name, actor, action) in enumerate([("ae1", "master@gms.example", "pause"),
+                                                    ("ae2", "operator (command line)", "rollback"),
+                                                    ("ae3", "master@gms.example", "pause")]):
+            game = create_game(s, name, "standard")
+            game.status, game.paused_at = GameStatus.ACTIVE, now - timedelta(hours=2 + i)
+            game.next_check_at = game.deadline_at = now + timedelta(days=1)
+            s.flush()
+            s.add(AuditEntry(game_id=game.id, actor="someone@else.example", action="pause"))  # an older pause
+            s.add(AuditEntry(game_id=game.id, actor="master@gms.example", action="resume"))
+            s.add(AuditEntry(game_id=game.id, actor=actor, action=action))
+    with transaction(session_factory) as s:
+        status = read_status(s, now)
+    lines = report(status)
+    assert "next deadline: none (every game under way is paused)" in lines
+    since = {h: (now - timedelta(hours=h)).strftime("%Y-%m-%d %H:%M:%S UTC") for h in (2, 3, 4)}
+    assert [line for line in lines if line.startswith("paused:")] == [  # the longest paused first
+        f"paused: game ae3 since {since[4]} (4 h ago), by master@gms.example (PAUSE)",
+        f"paused: game ae2 since {since[3]} (3 h ago), by operator (command line) (ROLLBACK)",
+        f"paused: game ae1 since {since[2]} (2 h ago), by master@gms.example (PAUSE)",
+    ]
+    assert problems(status) == ["no gm serve runs"]  # a paused game is never behind
+    with transaction(session_factory) as s:
+        status = read_status(s, now)
+    assert len(report(replace(status, paused=status.paused[:1]))) == len(lines) - 1  # the others counted
+    assert "paused: 2 other game(s)" in report(replace(status, paused=status.paused[:1]))
 
 
 def test_the_heartbeat_row(session_factory: sessionmaker[Session]) -> None:

@@ -312,7 +312,10 @@ def _game_list(args: argparse.Namespace) -> int:
             phase = current_phase(session, game)
             taken = sum(1 for p in active_players(session, game) if p.power)
             powers = f"{taken}/{len(variant.great_powers)} powers taken"
-            rows.append([game.name, game.variant, game.status, phase.row.label if phase else "-", powers])
+            status = f"{game.status}, paused" if game.paused_at is not None else game.status
+            # How a finished game ended: won by France, drawn between ..., terminated by the GM, ...
+            rows.append([game.name, game.variant, status, phase.row.label if phase else "-", powers,
+                         game.outcome or ""])
     if not rows:
         print("no games yet: gm game new NAME creates one")
     for line in columns(rows):
@@ -326,6 +329,7 @@ def _game_show(args: argparse.Namespace) -> int:
     from gm.games import current_phase, masters, variant_of
     from gm.lifecycle.house_rules import rules_of
     from gm.lifecycle.overview import columns, failing_mail, powers_at_a_glance
+    from gm.status import paused_by
 
     settings = _load_settings(args)
     zone = ZoneInfo(settings.timezone)
@@ -340,13 +344,18 @@ def _game_show(args: argparse.Namespace) -> int:
         variant = variant_of(game)
         phase = current_phase(session, game)
         print(f"game {game.name}")
+        paused = ""
+        if game.paused_at is not None:
+            by, how = paused_by(session, game.id)
+            paused = f" (paused since {when(game.paused_at)}" + (f" by {by}, {how})" if by else ")")
+        held = " (held: the phase ends then even if every order is in)" if phase and phase.row.held_to_deadline \
+            and game.deadline_at else ""
         lines = [
             ["variant", f"{game.variant} ({variant.title})"],
             ["status", game.status],
             ["created", when(game.created_at)],
             ["phase", phase.row.label if phase else "-"],
-            ["deadline", (when(game.deadline_at) if game.deadline_at else "none")
-             + (f" (paused since {when(game.paused_at)})" if game.paused_at else "")],
+            ["deadline", (when(game.deadline_at) if game.deadline_at else "none") + paused + held],
             ["GMs", ", ".join(masters(session, game)) or "none"],
             *([["ended", f"{game.outcome} ({when(game.finished_at)})"]] if game.finished_at else []),
         ]
@@ -369,7 +378,11 @@ def _game_master(args: argparse.Namespace) -> int:
     lines run on the server, through the same commands as by mail."""
     from gm.mail.commands.master import run_as_operator
 
-    lines = [" ".join([args.word, *getattr(args, "lines", [])])] if args.one_line else list(args.lines)
+    lines = [" ".join([args.word, *getattr(args, "lines", [])])] if args.one_line else _master_lines(args.lines)
+    if lines is None:
+        print(f"gm game {args.game_command}: {' '.join(args.lines)!r} holds several commands: quote each line, "
+              f"as in gm game master {args.name} {_quoted_guess(args.lines)}", file=sys.stderr)
+        return 2
     settings = _load_settings(args)
     with _stored_game(settings, args.name, f"game {args.game_command}") as found:
         if found is None:
@@ -382,6 +395,39 @@ def _game_master(args: argparse.Namespace) -> int:
     for title, text in ctx.sections:
         print(f"\n{title}\n{'-' * len(title)}\n{text}")
     return 0 if all(r.accepted for r in ctx.results) else 2
+
+
+def _starting(words: Sequence[str]) -> list[bool]:
+    """Whether each word may begin a GM command line (EXTEND, SET, REMOVE, HELP, ...); the name
+    after SET OPTION never does (SET OPTION draw dias)."""
+    from gm.mail.commands import master_registry
+
+    starts = {word.split()[0] for m in master_registry().values() for word in (m.NAME, *getattr(m, "ALIASES", ()))}
+    starts.add("HELP")
+    return [word.upper() in starts and (i == 0 or words[i - 1].upper() != "OPTION") for i, word in enumerate(words)]
+
+
+def _master_lines(words: Sequence[str]) -> list[str] | None:
+    """The lines of `gm game master NAME WORD...`: each argument a line when quoted ('EXTEND 1h'
+    'PAUSE'). Arguments of one word each are a line typed without quotes (EXTEND 1h, as the shell
+    splits it) when none after the first begins a command, and lines of one word each when every
+    one does (PAUSE RESUME); otherwise (EXTEND 1h PAUSE) None: which words go together is not known."""
+    if len(words) < 2 or any(len(word.split()) != 1 for word in words):
+        return list(words)
+    starting = _starting(words)
+    if not any(starting[1:]):
+        return [" ".join(words)]
+    return list(words) if all(starting) else None
+
+
+def _quoted_guess(words: Sequence[str]) -> str:
+    """The words as quoted lines, a new line at each command's first word: 'EXTEND 1h' 'PAUSE'."""
+    lines: list[list[str]] = []
+    for word, starts in zip(words, _starting(words), strict=True):
+        if starts or not lines:
+            lines.append([])
+        lines[-1].append(word)
+    return " ".join("'" + " ".join(line) + "'" for line in lines)
 
 
 def _game_audit(args: argparse.Namespace) -> int:
@@ -649,7 +695,8 @@ def build_parser() -> argparse.ArgumentParser:
     game_start.add_argument("name", help="the game's name (case does not matter)")
     game_start.add_argument("--config", metavar="FILE", help=config_help)
     game_start.set_defaults(func=_game_start)
-    game_list = game_sub.add_parser("list", help="one line per game: name, variant, status, phase, powers taken")
+    game_list = game_sub.add_parser("list", help="one line per game: name, variant, status, phase, powers taken, "
+                                    "and how a finished game ended")
     game_list.add_argument("--config", metavar="FILE", help=config_help)
     game_list.set_defaults(func=_game_list)
     game_show = game_sub.add_parser(
@@ -672,7 +719,8 @@ def build_parser() -> argparse.ArgumentParser:
     game_master = game_sub.add_parser(
         "master", help="run GM commands on a game, as by mail after SIGNON MASTER (HELP lists them)",
         description="Run GM command lines (each argument one line: 'ROLLBACK F1901M' 'ORDER France A Par-Bur' "
-        "'PROCESS') on a game, exactly as a GM's mail would; the mail they cause goes out with gm serve's outbox.")
+        "'PROCESS') on a game, exactly as a GM's mail would; the mail they cause goes out with gm serve's outbox. "
+        "One line may go unquoted (gm game master NAME EXTEND 1h); several lines are quoted, one an argument.")
     game_master.add_argument("name", help="the game's name (case does not matter)")
     game_master.add_argument("lines", nargs="+", metavar="LINE", help="a GM command line")
     game_master.add_argument("--config", metavar="FILE", help=config_help)

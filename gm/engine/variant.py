@@ -23,6 +23,19 @@ class Power:
     traits: Mapping[str, object] = field(default_factory=dict)  # what a variant's rules read: religion, ...
 
 
+@dataclass(frozen=True, slots=True)
+class SpecialOrder:
+    """An order a variant adds to Diplomacy's, as its players are told of it (the start mail, what
+    a phase asks of them): data a variant's rules carry in Rules.special_orders."""
+
+    syntax: str  # 'DP <n> <order>'
+    what: str  # what it does and what it costs, in a sentence or two
+    example: str = ""  # 'DP 2 A SAV S A TUS'
+    phases: tuple[PhaseKind, ...] = ()  # the phases it is given in; () in every phase
+    points: str = ""  # the secret points it spends ('DP', 'IP'): so many as Rules.points_available
+    fact: str = ""  # a [facts] entry naming the powers it is for ('' for every power)
+
+
 @dataclass
 class Variant:
     name: str  # registry key: 'standard', 'classical'
@@ -85,6 +98,9 @@ class Rules:
     # Why games of the variant cannot be started yet ('' when they can): a map whose rules the
     # judge does not play yet is shipped for its map tools only.
     unfinished = ""
+
+    # The orders the variant adds to Diplomacy's, as players are told of them: none in standard.
+    special_orders: tuple[SpecialOrder, ...] = ()
 
     # Minor powers' units are ordered only through points (A&E's DPs), never directly, not even by
     # the GM; where False (Napoleonic Wars) their controller orders them, and the GM may.

@@ -14,6 +14,8 @@ from gm.store.models import AuditEntry, Game
 
 DEFAULT_COUNT = 100  # entries shown when no count is asked for: the newest
 _HIDDEN = ("password", "hash", "secret_key", "token")  # detail keys never shown
+# Detail keys whose numbers are seconds (RESUME's time paused): shown with their unit, old entries too.
+_SECONDS = ("paused",)
 
 
 def audit_text(session: Session, game: Game, count: int | None = None) -> str:
@@ -42,8 +44,32 @@ def _detail(detail: dict[str, Any], zone: Any) -> str:
     for key, value in detail.items():
         if any(word in key.lower() for word in _HIDDEN):
             continue
-        parts.append(f"{key} {_value(value, zone)}")
+        if key in _SECONDS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            parts.append(f"{key} {duration_text(value)}")
+        else:
+            parts.append(f"{key} {_value(value, zone)}")
     return "; ".join(parts)
+
+
+def duration_text(seconds: float) -> str:
+    """A length of time as a person reads it: '13 ms', '0.8 s', '42 s', '3 min 20 s', '2 h 5 min',
+    '3 d 4 h'."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 0.05:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 9.95:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d" + (f" {hours} h" if hours else "")
+    if hours:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    return f"{minutes} min" + (f" {secs} s" if secs and minutes < 10 else "")
 
 
 def _value(value: Any, zone: Any) -> str:

@@ -17,6 +17,8 @@ from gm.lifecycle import draws, phases
 from gm.store.models import Game, GameStatus
 
 TERMINATED = "terminated by the GM"
+TABLE_WIDTH = 78  # where a reader's mail program wraps plain text
+FINAL_POSITION = "The final position"  # how the end's summary starts (final_position)
 
 
 def start_now(session: Session, game: Game, now: datetime) -> CurrentPhase:
@@ -46,7 +48,7 @@ def final_position(variant: Variant, current: CurrentPhase) -> str:
     for owner in state.supply_centres.values():
         centres[owner] = centres.get(owner, 0) + 1
     majors = variant.rules.major_powers(variant, state)
-    lines = [f"The final position ({current.row.label.partition(',')[0]}):"]
+    lines = [f"{FINAL_POSITION} ({current.row.label.partition(',')[0]}):"]
     for power in sorted(majors, key=lambda p: (-centres.get(p, 0), p)):
         lines.append(f"  {power:20} {centres.get(power, 0):2d} centres, {len(state.units_of(power)):2d} units")
     if any(p.minor for p in variant.powers.values()):
@@ -84,7 +86,16 @@ def centre_table(session: Session, game: Game, variant: Variant) -> str:
     headers = powers + (["minor powers"] if minors else [])
     first = max(len(label) for label, _ in lines)
     widths = [max(len(h), 2) for h in headers]
-    out = [" " * first + "".join(f"  {h:>{w}}" for h, w in zip(headers, widths, strict=True))]
-    out += [f"{label:<{first}}" + "".join(f"  {n:>{w}}" for n, w in zip(values, widths, strict=True))
-            for label, values in lines]
+    # The powers' columns in blocks, one under the other, each within a mail's line (TABLE_WIDTH).
+    blocks: list[list[int]] = [[]]
+    for i, w in enumerate(widths):
+        if blocks[-1] and first + sum(2 + widths[j] for j in blocks[-1]) + 2 + w > TABLE_WIDTH:
+            blocks.append([])
+        blocks[-1].append(i)
+    out: list[str] = []
+    for block in blocks:
+        if out:
+            out.append("")
+        out.append(" " * first + "".join(f"  {headers[i]:>{widths[i]}}" for i in block))
+        out += [f"{label:<{first}}" + "".join(f"  {values[i]:>{widths[i]}}" for i in block) for label, values in lines]
     return "\n".join(line.rstrip() for line in out)

@@ -211,7 +211,8 @@ def move_deadline(session: Session, game: Game, now: datetime) -> datetime | Non
 def check(session: Session, game: Game, now: datetime) -> Progress:
     """Whatever is due in `game` now: reminders, the end of the phase (at the deadline, at the end
     of grace, or early once every awaited power has all its orders in and none asked to wait);
-    nothing while the game is paused. The caller has the game row locked."""
+    nothing while the game is paused; never early in a phase the GM held to its deadline. The
+    caller has the game row locked."""
     progress = Progress()
     if game.status != GameStatus.ACTIVE:
         game.next_check_at = None
@@ -229,7 +230,9 @@ def check(session: Session, game: Game, now: datetime) -> Progress:
     waiting = awaited(session, game, variant, current, players)
     deadline = current.row.deadline_at or game.deadline_at or now
     anyone_waits = any(p.waiting for p in players.values())
-    early = not waiting and not anyone_waits and bool(_awaitable(variant, current.state, players))
+    # Every order in ends the phase early, unless the GM put its deadline off (timing._hold).
+    early = (not current.row.held_to_deadline and not waiting and not anyone_waits
+             and bool(_awaitable(variant, current.state, players)))
     due = now >= deadline and (not waiting or now >= deadline + rules.grace and rules.nmr == "defaults")
     if early or due:
         progress.ended = end_phase(session, game, now, current, players)

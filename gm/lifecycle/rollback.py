@@ -93,6 +93,7 @@ def roll_back(session: Session, game: Game, row: GamePhase, now: datetime, *, re
     row.adjudicated_at = None
     row.results_json = None
     row.reminded_at = None
+    row.held_to_deadline = False  # a hold the GM made ended with the phase
     row.opened_at = now  # mail written before now was meant for the phases undone (see orders.too_late)
     row.deadline_at = game.deadline_at = deadline
     game.next_check_at = next_check(rules, deadline, reminded=False, now=now)

@@ -53,25 +53,40 @@ def read_when(text: str, rules: HouseRules) -> datetime:
 def set_deadline(session: Session, game: Game, deadline: datetime, now: datetime) -> CurrentPhase:
     """The current phase's deadline is `deadline` (in the future), whatever the house rules say of
     days and hours: the GM's word. A reminder already sent goes out again before the new deadline
-    when there is time for it."""
+    when there is time for it. A deadline moved later holds the phase to it (see _hold)."""
     current = under_way(session, game)
     if game.paused_at is not None:
         raise GameError(f"{game.name} is paused: RESUME it first (RESUME moves the deadline on by the time paused)")
     if deadline <= now:
         raise GameError("that is not in the future")
+    _hold(game, current, deadline)
     _move(game, current, deadline, now)
     return current
 
 
 def extend(session: Session, game: Game, by: timedelta, now: datetime) -> CurrentPhase:
-    """The current deadline put off by `by`; while paused too (RESUME then adds the time paused)."""
+    """The current deadline put off by `by`; while paused too (RESUME then adds the time paused).
+    The phase is held to the new deadline (see _hold)."""
     current = under_way(session, game)
     deadline = (current.row.deadline_at or game.deadline_at or now) + by
     if deadline <= now:
         raise GameError(f"the deadline would still be in the past ({_local(game, deadline)}): "
                         "SET DEADLINE gives a new one")
+    _hold(game, current, deadline)
     _move(game, current, deadline, now)
     return current
+
+
+HELD = "the phase now ends at the new deadline even if every order is in (PROCESS ends it sooner)"
+
+
+def _hold(game: Game, current: CurrentPhase, deadline: datetime) -> None:
+    """A GM who gives a phase more time means it: once every order is in, the phase no longer
+    ends early, but at its deadline (or by PROCESS). The hold ends with the phase; a deadline
+    moved earlier keeps a hold already made."""
+    was = current.row.deadline_at or game.deadline_at
+    if was is None or deadline > was:
+        current.row.held_to_deadline = True
 
 
 def _move(game: Game, current: CurrentPhase, deadline: datetime, now: datetime) -> None:

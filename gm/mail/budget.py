@@ -28,7 +28,9 @@ by what a sender asks:
   notice an hour says answers are paused and until when (its orders are still taken). It gets at
   most REGISTERED_NOTICES_PER_HOUR notices an hour.
 * Press: at most PRESS_PER_MAIL blocks in one mail and PRESS_PER_HOUR an hour from one power; the
-  press one mail sends to one address goes in one mail.
+  press one mail sends to one address goes in one mail. A PRESS TO GM after a sign-on that failed
+  reaches the game's GMs marked as from an unverified sender: anyone may send it, so each GM gets
+  at most UNVERIFIED_PRESS_PER_HOUR of it an hour, whoever sends it.
 * Work: at most CHECKS_PER_MAIL password checks a mail (gm.mail.intake.auth), MAX_LINES lines read, maps
   as gm.mail.commands.map says; everything cheap is checked before anything slow (a password
   hash, a map).
@@ -58,6 +60,8 @@ FLOODED_PER_HOUR = 1  # notices to a game's GM that requests to join it went una
 PRESS_PER_MAIL = 10
 PRESS_PER_HOUR = 30
 PRESS_TO_ADDRESS_PER_HOUR = 300  # a last bound: each sender's budget keeps far below it
+UNVERIFIED_PRESS = "unverified press"  # the outbox kind of a PRESS TO GM whose sender could not sign on
+UNVERIFIED_PRESS_PER_HOUR = 5  # of it, to one GM's address: forged mail cannot flood a GM
 
 
 def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
@@ -66,6 +70,8 @@ def per_hour(kind: str, registered: bool, replies_per_hour: int) -> int:
         return replies_per_hour
     if kind == "press":
         return PRESS_TO_ADDRESS_PER_HOUR
+    if kind == UNVERIFIED_PRESS:
+        return UNVERIFIED_PRESS_PER_HOUR
     if kind == "confirm":
         return CONFIRMATIONS_PER_HOUR
     if kind == "paused":

@@ -184,6 +184,9 @@ class GamePhase(Base):
     adjudicated_at: Mapped[datetime | None]
     deadline_at: Mapped[datetime | None]  # the deadline it had when it was adjudicated (or has now)
     reminded_at: Mapped[datetime | None]  # when reminders went out
+    # The GM put the deadline off (EXTEND, a later SET DEADLINE): the phase runs to it even once
+    # every order is in, until PROCESS or the deadline ends it (gm.lifecycle.timing).
+    held_to_deadline: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class InboundMail(Base):

@@ -27,14 +27,35 @@ from gm.engine.graph import Terrain
 from gm.engine.model import GameState, Unit, UnitType
 from gm.engine.orders import Build
 from gm.engine.rules import Rules
+from gm.engine.variant import SpecialOrder
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
+
+# What a player is told of the orders the rules add (the start mail, what a phase asks).
+SPECIAL_ORDERS = (
+    SpecialOrder("<unit>-<step>-<step> [(x2)]",
+                 "a year is two impulses: give each unit its two steps (a move, Hold, a support); "
+                 "(x2) after the last step spends both at double strength; a leader has three "
+                 "points, (x3) (rules 3 to 7).", "A(Fin)-Kar (x2)"),
+    SpecialOrder("<leader>(<space>)-<step>",
+                 "your leader is named in place of A: Marlborough, Prince Eugene, Villars, Peter "
+                 "the Great, Berwick, Charles XII, Schulenburg (rule 7; the Turks have none).",
+                 "CXII(Got)-Sca"),
+    SpecialOrder("Retreats: / Builds: / Removes:",
+                 "retreats, builds and removals go with the year's orders, made in the same "
+                 "adjudication; fleets are built two at a time (rules 5 and 8).",
+                 "Builds: A(Fin)"),
+    SpecialOrder("PERMIT <power> / REVOKE <power>",
+                 "let that power's fleets into your coasts and its supply lines through your units, "
+                 "until you revoke it (rules 8 and 9).", "PERMIT Swedish"),
+)
 
 HELD_SINCE = "held_since"  # GameState.extra: centre -> the year its owner took it (absent: held from the start)
 
 
 class VariantRules(Rules):
+    special_orders = SPECIAL_ORDERS
     impulses = 2  # rules 3 and 4: a turn is a year of two impulses
     fleets_take_centres = False  # rule 8: fleets may not occupy a supply centre for supply purposes
     separate_fleets = True  # rule 8: fleets exert no influence on land units

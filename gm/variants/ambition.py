@@ -26,6 +26,7 @@ from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import Allocation, Build, DeclareHome, Hold, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import Rules
+from gm.engine.variant import SpecialOrder
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -40,10 +41,32 @@ ISLAMIC = "Islamic"
 PAPAL_STATES = "Papal States"
 OTTOMAN = "Turkey"
 
+# What a player is told of the orders the 2006 rules add (the start mail, what a phase asks).
+DP_ORDER = SpecialOrder(
+    syntax="DP <n> <order>",
+    what=("Diplomacy Points, secret: n points behind an order for a minor power's unit, to hold or "
+          "support (the Religious Rule applies). One DP per centre you control, at most 3, each "
+          "Spring and Fall; unused DPs are lost. Strictly the most points wins, a tie leaves the "
+          "unit holding; allocating more than you have forfeits them all that turn."),
+    example="DP 2 A Sav S A Tus",
+    phases=(PhaseKind.MOVEMENT,),
+    points="DP",
+)
+HOME_ORDER = SpecialOrder(
+    syntax="HOME <centre>",
+    what=("a power with two home centres makes the first centre it captures its third home; "
+          "when it captured two at once, it names which in the winter"),
+    example="HOME Portugal",
+    phases=(PhaseKind.ADJUSTMENT,),
+    fact="two_centre_powers",
+)
+SPECIAL_ORDERS = (DP_ORDER, HOME_ORDER)
+
 
 class VariantRules(Rules):
     """The 2006 rules. gm/variants/ambition_v6.py builds the version 6 rules on this class."""
 
+    special_orders = SPECIAL_ORDERS
     # Orders a minor power's unit may be given through DPs.
     minor_order_kinds: tuple[type, ...] = (Hold, SupportHold, SupportMove)
     # 2006: an allocation the unit could not carry out is refused when it is made. v6 counts it and

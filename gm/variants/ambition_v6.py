@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from gm.engine.model import GameState, Unit, UnitType, province_of
+from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import Allocation, Build, Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
+from gm.engine.variant import SpecialOrder
 from gm.variants import ambition
 from gm.variants.ambition import ISLAMIC, PAPAL_STATES
 
@@ -32,10 +33,34 @@ if TYPE_CHECKING:
 
 CATHOLIC = "Catholic"
 
+# What a player is told of the orders the v6 rules add (the start mail, what a phase asks).
+SPECIAL_ORDERS = (
+    SpecialOrder(
+        syntax="DP <n> <order>",
+        what=("Diplomacy Points, secret: n points behind an order for a minor power's unit: hold, "
+              "support, convoy or a sortie (a move that always bounces). One DP per centre you "
+              "control, at most 3, each Spring and Fall; unused DPs are lost. The order with "
+              "strictly the most points is published as written; none may go to a minor power you "
+              "attack that turn; allocating more than you have forfeits them all."),
+        example="DP 2 A Sav - Mil",
+        phases=(PhaseKind.MOVEMENT,),
+        points="DP",
+    ),
+    SpecialOrder(
+        syntax="Build A <centre>",
+        what=("in a centre you conquered, while you have elective home centres left, a build "
+              "makes it a home centre (at most four homes in all)"),
+        example="Build A POR",
+        phases=(PhaseKind.ADJUSTMENT,),
+        fact="elective_homes",
+    ),
+)
+
 
 class VariantRules(ambition.VariantRules):
     minor_order_kinds = (Hold, Move, SupportHold, SupportMove, Convoy)
     check_when_allocated = False
+    special_orders = SPECIAL_ORDERS
 
     # --- sorties --------------------------------------------------------------------------------
     def stationary_powers(self, variant: Variant, state: GameState) -> frozenset[str]:

@@ -42,6 +42,7 @@ from gm.engine.multiple import acting_part, carried
 from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order, Promote, TwoPhase
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
+from gm.engine.variant import SpecialOrder
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -65,8 +66,38 @@ IP_PER_SP = 2
 ENGLAND = "England"
 PROMOTION_CENTRES = 4  # rule 12: a minor power with at least 4 centres may be promoted, and gets 4 home centres
 
+_MOVEMENT, _BIDDING = (PhaseKind.MOVEMENT,), (PhaseKind.BIDDING,)
+# What a player is told of the orders the rules add (the start mail, what a phase asks).
+SPECIAL_ORDERS = (
+    SpecialOrder("IP <n> <minor power> [FOR <power>]",
+                 "Influence Points, secret, each winter: a bid for control of a minor power for a year, "
+                 "or IPs behind another power's bid. 3 IPs per centre you hold, 2 per minor power you "
+                 "control; bidding more than you have loses every bid that winter (rule 4).",
+                 "", _BIDDING, points="IP"),
+    SpecialOrder("LOAN <n> <power> / CONVERT <n>",
+                 "Supply Points banked, secret: lent to another major power for a year, or turned into "
+                 "twice as many IPs; every 3 banked keep a unit more (rule 5).",
+                 "CONVERT 2", _BIDDING),
+    SpecialOrder("F <sea> - <sea> - <sea> / <order> THEN <order>",
+                 "a fleet's second move in the same turn (rule 6).", "F IRI H THEN S F ENG - MAO", _MOVEMENT),
+    SpecialOrder("F <sea> X <land>-<land> / F <sea> B <centre>",
+                 "deny other powers' armies a direct passage across your sea (rule 10); blockade a "
+                 "coastal home centre in the Autumn: no fleet is built there that winter (rule 8).",
+                 "F SKA X Den-Swe", _MOVEMENT),
+    SpecialOrder("<move> MERGE / 1A <from> - <to>",
+                 "multiple units (rule 7): your armies and fleets in one space are one unit (2A, A/F); "
+                 "merge into your unit there, or split one army off.", "1A BUR - PIC", _MOVEMENT),
+    SpecialOrder("A <coast> E <sea> / A <sea> D <coast>",
+                 "an army boards a fleet of yours at sea and lands from it; a convoy crosses one sea "
+                 "only, and an army at sea a fourth turn running starves (rule 6).", "A WAL E ENG", _MOVEMENT),
+    SpecialOrder("PROMOTE <minor power>",
+                 "make a minor power you control, with 4 centres or more, your major power (rule 12).",
+                 "PROMOTE Spain"),
+)
+
 
 class VariantRules(Rules):
+    special_orders = SPECIAL_ORDERS
     minors_ordered_by_points = False  # their controller orders them; the GM may too (ORDER)
     fleets_move_twice = True  # rule 6: a second move after all first moves and their retreats
     multiple_units = True  # rule 7: Multiplicity II, with the A/F rules of rule 6

@@ -12,9 +12,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gm.engine.model import GameState
-from gm.engine.variant import Variant
+from gm.engine.model import RETREATS, GameState, PhaseKind
+from gm.engine.variant import SpecialOrder, Variant
 from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phases import missing
 from gm.store.models import Game
 from gm.view.reader import PUBLIC
 
@@ -97,6 +98,9 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
     great = [p for p in majors if p in by_power] + sorted(
         p for p in by_power if p not in majors and p not in variant.powers)  # powers the game made
     minor = sorted(p for p in by_power if p not in great)
+    # The units that held without an order and stood, one line for them all; the orders given after.
+    held = {p: [e for e in by_power[p] if e["default"] and e["result"] == "succeeds"] for p in great + minor}
+    given = {p: [e for e in by_power[p] if e not in held[p]] for p in great + minor}
     owners = _owners(variant, before, report) if before is not None else {}
     centres = report.get("centres", {})
     nxt = report.get("next")
@@ -107,6 +111,9 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
         "correction": bool(report.get("correction")),
         "orders": [(p, by_power[p]) for p in great],
         "minor_orders": [(p, by_power[p]) for p in minor],
+        "given": [(p, given[p]) for p in great if given[p]],
+        "minor_given": [(p, given[p]) for p in minor if given[p]],
+        "held": [(p, [e["order"].removesuffix(" H") for e in held[p]]) for p in great + minor if held[p]],
         "dislodged": [
             {"power": d["power"], "unit": d["unit"],
              "retreats": [f"{variant.map.name(r)} ({r})" for r in d["retreats"]]}
@@ -139,4 +146,43 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
         "ended": report.get("ended"),
         "winner": report.get("winner"),
         "map_cid": map_cid,
+    }
+
+
+# --- what a reader must act on ------------------------------------------------------------------------
+
+
+def special_orders(variant: Variant, power: str | None, kind: PhaseKind | None = None) -> list[SpecialOrder]:
+    """The orders the variant adds that `power`'s player may give (in a phase of `kind`; None:
+    any): those for every power, and those a [facts] entry gives this power."""
+    out = []
+    for order in variant.rules.special_orders:
+        if order.fact and (power is None or power not in (variant.facts.get(order.fact) or ())):  # type: ignore[operator]
+            continue
+        if kind is not None and order.phases and kind not in order.phases:
+            continue
+        out.append(order)
+    return out
+
+
+def due(variant: Variant, state: GameState, power: str) -> dict[str, Any]:
+    """What `power`'s player must send in the phase `state` is in, as mail says it: the units
+    owing orders (or retreats) and what else is owed ('1 build'), the secret points to spend
+    ('3 DPs'), the variant's other orders of this phase, and what only the power may know of its
+    own position (Supply Points banked). The power's own: a reader of another power is never
+    shown it."""
+    rules = variant.rules
+    kind = state.phase.kind
+    owed = missing(variant, state, power, [])
+    for_units = kind is PhaseKind.MOVEMENT or kind in RETREATS
+    here = special_orders(variant, power, kind)
+    spending = next((o for o in here if o.points), None)
+    points = rules.points_available(variant, state, power) if spending is not None else None
+    return {
+        "what": "orders" if kind is PhaseKind.MOVEMENT else "retreats",
+        "units": owed if for_units else [],
+        "owed": [] if for_units else owed,
+        "points": f"{points} {spending.points}{'s' if points != 1 else ''}" if spending and points else "",
+        "others": [o.syntax for o in here if o is not spending],
+        "private": rules.private_status(variant, state, power),
     }

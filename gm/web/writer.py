@@ -212,13 +212,15 @@ def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written, s
 
 def _chart_svg(shown: GamePages, variant: Variant, palette: str) -> dict[str, Any] | None:
     """The centres year by year as lines (an inline SVG the template draws; the table beside it
-    says the same in text)."""
+    says the same in text). Drawn in CHART_WIDTH units and scaled to the page's width (style.css):
+    on a phone its labels stay about 11 px high, on a desktop it is shown at most CHART_SHOWN px
+    wide; a year's label is left out where it would run into the one before (the table has them all)."""
     years, powers = shown.chart["years"], shown.chart["powers"]
     if len(years) < 2:
         return None
-    width, height, left, bottom, top = 560, 200, 30, 24, 10
+    width, height, left, bottom, top = CHART_WIDTH, 210, 30, 24, 10
     top_count = max([max(p["counts"]) for p in powers] + [1])
-    step = (width - left - 30) / (len(years) - 1)  # room for the last year's label
+    step = (width - left - 24) / (len(years) - 1)  # room for the last year's label
     colours = power_colours(variant, palette)
 
     def y(n: int) -> float:
@@ -229,8 +231,27 @@ def _chart_svg(shown: GamePages, variant: Variant, palette: str) -> dict[str, An
              for p in powers]
     ticks = [{"x": round(left + i * step, 1), "label": label} for i, label in enumerate(years)]
     grid = [{"y": y(n), "label": n} for n in sorted({0, top_count // 2, top_count})]
-    return {"width": width, "height": height, "lines": lines, "ticks": ticks, "grid": grid,
-            "base": height - bottom, "left": left}
+    return {"width": width, "height": height, "max_width": CHART_SHOWN, "lines": lines, "ticks": _spaced(ticks),
+            "grid": grid, "base": height - bottom, "left": left}
+
+
+CHART_WIDTH = 420  # the chart's own units: its text is 12 of them high, 15 on a phone (style.css)
+CHART_SHOWN = 560  # px: the widest it is shown
+
+
+def _spaced(ticks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The year labels that do not run into each other (the first and the last always among them),
+    each about 9 units a character wide at the chart's text on a phone (15 units)."""
+    def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        return abs(b["x"] - a["x"]) >= 4.5 * (len(str(a["label"])) + len(str(b["label"]))) + 6
+
+    kept: list[dict[str, Any]] = []
+    for tick in ticks[:-1]:
+        if not kept or apart(kept[-1], tick):
+            kept.append(tick)
+    while len(kept) > 1 and not apart(kept[-1], ticks[-1]):
+        kept.pop()
+    return [*kept, ticks[-1]]
 
 
 _STYLED: set[Path] = set()  # folders given the style sheet by this process (it changes only with gm)

@@ -46,7 +46,8 @@ async def test_two_winters_of_bids_by_mail(
         state = await t.wait_phase("Winter 1800, Bidding")
         (start,) = await t.wait_mail("England", subject_has("starts"))
         body = text_of(start)
-        assert "It is for secret bids for the minor powers: IP <n> <minor power>" in body
+        assert "Due from England: its IP bids" in body  # what the first phase asks, first
+        assert "IP <n> <minor power> [FOR <power>]" in body  # and how to bid
         assert "48 of the 50 supply centres" in body  # the board's missing centres, said in the first mail
 
         for power, lines in BIDS_1800.items():

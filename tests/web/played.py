@@ -58,14 +58,17 @@ def _mail(sender: str, body: str, n: int) -> bytes:
     return m.as_bytes()
 
 
-def play(session_factory: sessionmaker[Session], *, phase_count: int = 6, seed: int = 20261127) -> Played:
+def play(session_factory: sessionmaker[Session], *, phase_count: int = 6, seed: int = 20261127,
+         last_year: int | None = None) -> Played:
     """An A&E game by mail: every great power orders (random legal orders, DP allocations among
-    them) each phase; the first power broadcasts press and sends press to one other power."""
+    them) each phase; the first power broadcasts press and sends press to one other power. With
+    `last_year` (the house rule), the game ends once that year is played."""
     variant = load_variant("ambition")
     secret = hash_password("pw")
     with transaction(session_factory) as s:
         game = create_game(s, GAME, "ambition")
-        game.options = {OPTION_KEY: with_changes(HouseRules(), {"pages_press": "broadcast"}).to_options()}
+        rules = with_changes(HouseRules(), {"pages_press": "broadcast", "last_year": last_year})
+        game.options = {OPTION_KEY: rules.to_options()}
         add_master(s, game, MASTER, None)
         for power in variant.great_powers:
             s.add(Player(game_id=game.id, power=power, email=address(power), password_hash=secret))

@@ -240,6 +240,9 @@ class Context:
     player: Player | None = None  # signed on
     master: Master | None = None  # signed on as the game's GM (SIGNON MASTER)
     game: Game | None = None
+    # The game the last SIGNON named when it failed: a PRESS TO GM after it still reaches that
+    # game's GMs, marked as from an unverified sender (gm.mail.commands.press).
+    tried_game: Game | None = None
     signed: list[Player] = field(default_factory=list)  # every player the mail signed on as
     masters_signed: list[Master] = field(default_factory=list)  # every GM the mail signed on as
     # A block of lines a command takes as text (PRESS ... ENDPRESS): every line after it goes to

@@ -1,7 +1,13 @@
-"""SIGNON <power> <game> <password>: act for a power in a game for the rest of this mail."""
+"""SIGNON <power> <game> <password>: act for a power in a game for the rest of this mail. njudge's
+SIGNON <letter><game> <password> too, its letter M the GM's (SIGNON Mae1 is SIGNON MASTER ae1)."""
 from __future__ import annotations
 
+import difflib
+
+from sqlalchemy import select
+
 from gm.engine.parse import resolve_power
+from gm.engine.variant import Variant
 from gm.games import active_masters, variant_of
 from gm.mail.intake.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
@@ -15,38 +21,59 @@ from gm.store.passwords import hash_password, needs_rehash
 NAME = "SIGNON"
 USAGE = ("SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>; "
          "a GM: SIGNON MASTER <game> <password>)")
-HELP = "sign on to a game as a power (or as its GM); the lines after it act for that power"
+HELP = ("sign on to a game as a power (or as its GM, also as njudge's SIGNON M<game> <password>); the lines "
+        "after it act for that power")
 TAKES_PASSWORD = True
 NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.intake.dkim)
 NOBODY = "(nobody)"  # the owner of lines no address is shown (a wrong GM password from a stranger)
 
 
+MASTER_LETTER = "M"  # njudge's letter for the GM, in every variant: no power has it (see power_letters)
+
+
 def run(ctx: Context, args: list[str], line: str) -> None:
     # Whatever this line signs on to, the lines after it must not act for an earlier sign-on.
-    ctx.player = ctx.game = None
+    ctx.player = ctx.game = ctx.tried_game = None
     ctx.line_owner = None
     shown = masked(line)
     if len(args) < 2:
         ctx.refuse_sign_on(shown, f"usage: {USAGE}")
         return
     password = args[-1]
-    if len(args) == 3 and args[0].upper() == "MASTER":
+    if len(args) == 3 and args[0].upper() in ("MASTER", MASTER_LETTER):
         _sign_on_master(ctx, args[1], password, shown)
         return
-    if len(args) == 2:  # njudge: 'SIGNON Fgame password'
-        code, game_name = args[0][:1], args[0][1:]
+    if len(args) == 2 and args[0].upper() == "MASTER":
+        ctx.refuse_sign_on(shown, "usage: SIGNON MASTER <game> <password>")
+        return
+    if len(args) == 2:  # njudge: 'SIGNON Fgame password', 'SIGNON Mgame password' for the GM
+        code, game_name = args[0][:1].upper(), args[0][1:]
         game = ctx.lookups.game(game_name) if game_name else None
-        power = _power_by_letter(game, code) if game else None
+        if game is None:
+            ctx.refuse_sign_on(shown, _no_game_for_letter(ctx, args))
+            return
+        if code == MASTER_LETTER:
+            _sign_on_master(ctx, game_name, password, shown)
+            return
+        ctx.tried_game = game
+        power = power_letters(variant_of(game)).get(code)
+        if power is None:
+            ctx.refuse_sign_on(shown, f"{game.name} has no power of that letter: {letters_text(variant_of(game))}")
+            return
     else:
-        game_name = args[-2]
-        game = ctx.lookups.game(game_name)
-        power = resolve_power(variant_of(game), " ".join(args[:-2])) if game else None
-    if game is None:
-        ctx.refuse_sign_on(shown, NO_SUCH_GAME)
-        return
-    if power is None:
-        ctx.refuse_sign_on(shown, f"{game.name} has no such power")
-        return
+        game = ctx.lookups.game(args[-2])
+        if game is None:
+            ctx.refuse_sign_on(shown, _no_game(ctx, args[-2], args[:-2]))
+            return
+        ctx.tried_game = game
+        named = " ".join(args[:-2])
+        variant = variant_of(game)
+        power = resolve_power(variant, named)
+        if power is None and len(named) == 1:  # 'SIGNON F ae1 password': a letter
+            power = power_letters(variant).get(named.upper())
+        if power is None:
+            ctx.refuse_sign_on(shown, f"{game.name} has no such power: {_nearest_powers(variant, named)}")
+            return
     player = ctx.lookups.player(game, power)
     left = resigned(ctx.session, game, power, ctx.message.sender, player) or replaced(
         ctx.session, game, power, ctx.message.sender, player)
@@ -62,6 +89,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         _refused(ctx, shown, f"{power} in {game.name}", owner, f"wrong password for {power} in {game.name}")
         return
     ctx.sign_on(player, game)
+    ctx.tried_game = None
     _rehash(ctx, player, password)
     _signed_on(ctx, shown, f"{power} in {game.name}", owner, f"signed on as {power} in {game.name}")
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
@@ -123,9 +151,64 @@ def _answered_elsewhere(ctx: Context, result: LineResult, target: str) -> None:
         ctx.elsewhere_failing.append(target)
 
 
-def _power_by_letter(game, code: str) -> str | None:  # type: ignore[no-untyped-def]
-    names = [p for p in variant_of(game).great_powers if p[:1].upper() == code.upper()]
-    return names[0] if len(names) == 1 else None
+def power_letters(variant: Variant) -> dict[str, str]:
+    """Letter -> great power, for njudge's SIGNON <letter><game>: a power's letter is the first of
+    its name when no other great power's name begins with it; powers that share a first letter
+    (and a power whose name begins with M, njudge's GM) take, in the variant's order, the first
+    letter of their name that begins no other power's name and is not taken: Ambition & Empire's
+    Poland-Saxony O, Prussia U, Spain I, Sweden W; Classical's Macedon A."""
+    powers = variant.great_powers
+    firsts = [power[:1].upper() for power in powers]
+    shared = {c for c in firsts if firsts.count(c) > 1} | {MASTER_LETTER}
+    letters = {c: power for power, c in zip(powers, firsts, strict=True) if c not in shared}
+    for power, c in zip(powers, firsts, strict=True):
+        if c in shared:
+            taken = {*firsts, *letters, MASTER_LETTER}
+            letter = next((ch for ch in power.upper() if ch.isalpha() and ch.isascii() and ch not in taken), None)
+            if letter is not None:
+                letters[letter] = power
+    return letters
+
+
+def letters_text(variant: Variant) -> str:
+    """'Austria (A), England (E), ...; the GM M': every power's letter, in the variant's order."""
+    by_power = {power: letter for letter, power in power_letters(variant).items()}
+    shown = ", ".join(f"{power} ({by_power[power]})" for power in variant.great_powers if power in by_power)
+    return f"{shown}; the GM {MASTER_LETTER}"
+
+
+def _nearest_powers(variant: Variant, written: str) -> str:
+    """The powers a misspelt name may have meant, else all of them (names of the variant only:
+    never what was written)."""
+    near = difflib.get_close_matches(written.lower(), [p.lower() for p in variant.great_powers], n=3, cutoff=0.5)
+    named = [p for p in variant.great_powers if p.lower() in near]
+    return f"did you mean {' or '.join(named)}?" if named else f"its powers are {', '.join(variant.great_powers)}"
+
+
+def _no_game(ctx: Context, written: str, before: list[str]) -> str:
+    """Why no game was found, with what the sign-on may have meant: a game whose name is near,
+    or the power and the game the other way round (names from the database only)."""
+    swapped = ctx.lookups.game(before[0]) if len(before) == 1 else None
+    if swapped is not None:
+        return f"{NO_SUCH_GAME}; {swapped.name} is a game: write SIGNON <power> {swapped.name} <password>"
+    return NO_SUCH_GAME + _nearest_games(ctx, written)
+
+
+def _no_game_for_letter(ctx: Context, args: list[str]) -> str:
+    """njudge's form named no game: the game named without a letter ('SIGNON ae1 password'), the
+    password left out ('SIGNON France ae1'), or a game whose name is near."""
+    for written in args:
+        game = ctx.lookups.game(written)
+        if game is not None:
+            return (f"{NO_SUCH_GAME}; {game.name} is a game: write SIGNON <power> {game.name} <password>, or "
+                    f"SIGNON <letter>{game.name} <password> with a letter of {letters_text(variant_of(game))}")
+    return NO_SUCH_GAME + _nearest_games(ctx, args[0][1:])
+
+
+def _nearest_games(ctx: Context, written: str) -> str:
+    names = list(ctx.session.scalars(select(Game.name)))
+    near = difflib.get_close_matches(written.lower(), names, n=3, cutoff=0.5)
+    return f"; the nearest: {', '.join(near)}" if near else ""
 
 
 def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> None:
@@ -133,8 +216,9 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
     the address of the GM whose password it is, whatever address the mail came from."""
     game = ctx.lookups.game(game_name)
     if game is None:
-        ctx.refuse_sign_on(shown, NO_SUCH_GAME)
+        ctx.refuse_sign_on(shown, NO_SUCH_GAME + _nearest_games(ctx, game_name))
         return
+    ctx.tried_game = game
     if not _may_check_password(ctx, game, shown):
         return
     masters = [m for m in active_masters(ctx.session, game) if m.password_hash]
@@ -147,6 +231,7 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
         _refused(ctx, shown, target, own if masters else None, f"wrong password for the GM in {game.name}")
         return
     ctx.sign_on_master(masters[found], game)
+    ctx.tried_game = None
     _rehash(ctx, masters[found], password)
     _signed_on(ctx, shown, target, masters[found].email, f"signed on as GM of {game.name}")
 

@@ -30,8 +30,8 @@ from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, masters, observers, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
-from gm.lifecycle.ending import centre_table
-from gm.lifecycle.phases import FINAL_KEY, PhaseEnd, Progress, position
+from gm.lifecycle.ending import FINAL_POSITION, centre_table
+from gm.lifecycle.phases import FINAL_KEY, PhaseEnd, Progress, owed, position, position_at_end
 from gm.lifecycle.report import annotated
 from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
@@ -41,10 +41,11 @@ from gm.maps.store import MapStore
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.mail.outgoing.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
+from gm.store import failing
 from gm.store.db import state_from_json
-from gm.store.models import Game, GamePhase, OutboundMail, Player, new_message_id
+from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player, new_message_id
 from gm.view.reader import GM, PUBLIC, Reader
-from gm.view.results import deadline_text, order_entry, phase_words, season_year, section
+from gm.view.results import deadline_text, due, order_entry, phase_words, season_year, section, special_orders
 from gm.view.paths import phase_url
 
 log = logging.getLogger(__name__)
@@ -91,10 +92,13 @@ def stored_map(session: Session, game: Game, phase: Phase | None = None, palette
 
 def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool, final: bool = False) -> Scene:
     """A stored phase's map: its orders and their results, or the position it started from; with
-    `final`, the position the game ended in after it (its legend the final count of centres)."""
-    final_state = (row.results_json or {}).get(FINAL_KEY) if final else None
-    if final_state is not None:
-        scene = position_scene(variant, state_from_json(final_state), game.name)
+    `final`, the position the game ended in (its legend the final count of centres): after the
+    phase whose results ended it, or, where a draw, a concession or the GM ended it, the position
+    of the phase then under way."""
+    if final:
+        final_state = (row.results_json or {}).get(FINAL_KEY)
+        state = state_from_json(final_state) if final_state is not None else position(row)
+        scene = position_scene(variant, state, game.name)
         return dataclasses.replace(scene, title=f"{game.name}: the end ({season_year(row.label)})",
                                    subtitle="final position")
     if results and row.results_json:
@@ -135,6 +139,7 @@ def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
 
 
 _READER = "\x00reader\x00"  # slots in the shared render; no report can hold a NUL
+_LEAD = "\x00lead\x00"
 
 
 def _secret_slot(i: int) -> str:
@@ -143,16 +148,22 @@ def _secret_slot(i: int) -> str:
 
 class _Results:
     """The results of the phases ended in one go, rendered once for every reader: the text and
-    the HTML of the public results, with slots for the reader's name and own secret allocations
-    (a player's, or every one for the GM), filled per reader. Rendering the whole mail for each
-    of ten readers would cost ten times as much, and nine tenths of it would be the same."""
+    the HTML of the public results, with slots for what is the reader's own, filled per reader:
+    the lead (what the reader must act on: the next deadline; for a player what is due from
+    them in `now`, the position of the phase under way, and their own results and secret
+    allocations; for the GM what needs `attention`) and, for the GM, every secret allocation.
+    Rendering the whole mail for each of ten readers would cost ten times as much, and nine
+    tenths of it would be the same."""
 
     def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
                  befores: Sequence[GameState | None], map_cids: Sequence[str | None],
                  position_cid: str | None = None, summary: str = "",
-                 page_links: Sequence[tuple[str, str]] = ()) -> None:
+                 page_links: Sequence[tuple[str, str]] = (), now: GameState | None = None,
+                 attention: Sequence[str] | None = None) -> None:
         self.reports = reports
-        sections = [section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
+        self.variant, self.now = variant, now
+        self.attention = None if attention is None else list(attention)  # None: not looked at (a preview)
+        self.sections = [section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
         values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
                                   "corrections": [r["phase"] for r in reports if r.get("correction")],
                                   "has_map": any(map_cids) or bool(position_cid),
@@ -160,28 +171,74 @@ class _Results:
                                   "final": any(r.get(FINAL_KEY) is not None for r in reports),
                                   "page_links": list(page_links),
                                   "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
-        self.text = render("results.txt.j2", "en", reader=_READER, **values,
+        sections = self.sections
+        self.text = render("results.txt.j2", "en", reader=_READER, lead=_LEAD, **values,
                            sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
-        self.html = render("results.html.j2", "en", reader=Markup(_READER), **values,
+        self.html = render("results.html.j2", "en", reader=Markup(_READER), lead=Markup(_LEAD), **values,
                            sections=[{**s, "secret_block": Markup(_secret_slot(i))} for i, s in enumerate(sections)])
 
+    def _lead(self, reader: Reader) -> dict[str, Any]:
+        """What `reader` must act on, for results_lead.*.j2."""
+        last = self.sections[-1] if self.sections else {}
+        ended = next((s["ended"] for s in self.sections if s.get("ended")), None)
+        power = reader.power if not reader.gm else None
+        values: dict[str, Any] = {"ended": ended, "next": None if ended else last.get("next"), "gm": reader.gm,
+                                  "attention": self.attention if reader.gm else None, "power": power,
+                                  "due": None, "mine": []}
+        if power is None:
+            return values
+        now = self.now
+        if now is not None and not ended and power in self.variant.rules.major_powers(self.variant, now):
+            values["due"] = due(self.variant, now, power)
+        for s, report in zip(self.sections, self.reports, strict=True):
+            # the minor powers whose units the reader ordered in this phase (Napoleonic Wars)
+            ordered = {power} | {c["minor"] for c in s["control"] if c["was"] == power}
+            mine = {
+                "phase": s["phase"],
+                "orders": [e for p, entries in s["orders"] + s["minor_orders"] if p in ordered for e in entries],
+                "secret": sorted((order_entry(e) for e in reader.secrets(report)), key=lambda e: e["order"]),
+                "dislodged": [d for d in s["dislodged"] if d["power"] in ordered],
+                "centres": _own_centres(s, power),
+            }
+            if any(mine[k] for k in ("orders", "secret", "dislodged", "centres")):
+                values["mine"].append(mine)
+        return values
+
     def for_reader(self, reader: Reader) -> tuple[str, str]:
-        """(text, HTML) as `reader` reads them: its own secret allocations; the GM's, every one."""
+        """(text, HTML) as `reader` reads them: its own part first, its own secret allocations;
+        the GM's, every one."""
         text, html = self.text, self.html
         if reader.gm:
             text, html = text.replace(_READER, ", GM copy"), html.replace(_READER, ", <strong>GM copy</strong>")
         else:
             name = f", for {reader.power}" if reader.power else ""
             text, html = text.replace(_READER, name), html.replace(_READER, str(escape(name)))
+        lead = self._lead(reader)
+        text = text.replace(_LEAD, render("results_lead.txt.j2", "en", **lead))
+        html = html.replace(_LEAD, render("results_lead.html.j2", "en", **lead))
         for i, report in enumerate(self.reports):
-            secret = sorted((order_entry(e) for e in reader.secrets(report)), key=lambda e: (e["power"], e["order"]))
             slot = _secret_slot(i)
+            # a player's own are in the lead; the GM reads every one with the orders
+            secret = sorted((order_entry(e) for e in reader.secrets(report)),
+                            key=lambda e: (e["power"], e["order"])) if reader.gm else []
             if secret:
-                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=reader.gm))
-                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=reader.gm))
+                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=True))
+                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=True))
             else:
                 text, html = text.replace(slot, ""), html.replace(slot, "")
         return text, html
+
+
+def _own_centres(s: dict[str, Any], power: str) -> str:
+    """'France: 4 centres; gained Belgium, lost Spain' where the phase changed the power's
+    centres; '' where it did not."""
+    gained = [c["name"] for c in s["changes"] if c["to"] == power]
+    lost = [c["name"] for c in s["changes"] if c["from"] == power]
+    if not gained and not lost:
+        return ""
+    count = next((c["count"] for c in s["centres"] if c["power"] == power), 0)
+    changes = ([f"gained {', '.join(gained)}"] if gained else []) + ([f"lost {', '.join(lost)}"] if lost else [])
+    return f"{power}: {count} centre{'s' if count != 1 else ''}; {'; '.join(changes)}"
 
 
 def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
@@ -426,7 +483,9 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         summary = centre_table(session, game, variant) if any(r.get("ended") for r in reports) else ""
         links = [(r["phase"], phase_url(public_url, game.name, r["phase"])) for r in reports
                  if public_url and rules_of(game.options).pages != "private"]
-        results = _Results(game, variant, reports, befores, cids, position_cid, summary, links)
+        now_state = current.state if current is not None else None
+        results = _Results(game, variant, reports, befores, cids, position_cid, summary, links, now=now_state,
+                           attention=_attention(session, variant, reports, now_state, players))
         for to, reader, palette in readers:
             text, html = results.for_reader(reader)
             own_cids, own_position_cid, attachments = maps_in(palette)
@@ -438,6 +497,28 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
     if progress.reminders:
         rows += _reminders(session, game, progress.reminders, players, thread, domain, now)
     return _insert(session, rows)
+
+
+def _attention(session: Session, variant: Variant, reports: Sequence[dict[str, Any]], now: GameState | None,
+               players: Sequence[Player]) -> list[str]:
+    """What the GM's copy of the results puts first, after the deadline: the powers late, those
+    now in civil disorder or back from it, the players the judge's mail no longer reaches, and
+    the powers that owe orders with nobody to give them."""
+    out = []
+    for key, words in (("late", "Late (missed the deadline)"), ("civil_disorder", "Now in civil disorder"),
+                       ("returned", "Back from civil disorder")):
+        powers = sorted({p for r in reports for p in r.get(key) or []})
+        if powers:
+            out.append(f"{words}: {', '.join(powers)}")
+    playing = {p.power: p for p in players if p.power}
+    marks = failing.marks(session, [p.email for p in playing.values()])
+    out += [f"Mail to {power}'s player: {marks[p.email.lower()].said()}" for power, p in sorted(playing.items())
+            if p.email.lower() in marks]
+    if now is not None:
+        unplayed = sorted(p for p in owed(variant, now) if p not in playing)
+        if unplayed:
+            out.append(f"Nobody plays {', '.join(unplayed)}: their units take the rules' defaults")
+    return out
 
 
 def _reminders(session: Session, game: Game, owing: dict[str, list[str]], players: list[Player], thread: str,
@@ -485,11 +566,44 @@ def _game_rules(game: Game) -> list[str]:
     return lines
 
 
+_WHEN = {PhaseKind.MOVEMENT: "with the moves", PhaseKind.RETREAT: "with retreats",
+         PhaseKind.ADJUSTMENT: "in the winter adjustments", PhaseKind.BIDDING: "in the winter bidding"}
+
+
+def _starting_part(variant: Variant, state: GameState, power: str, game_name: str, label: str) -> dict[str, Any]:
+    """What the start mail tells `power`'s player first: what is due, its units and home centres,
+    the variant's own orders with their syntax and budget, and njudge's short sign-on where the
+    power's letter is plainly its initial (no other great power's name begins with it, and it is
+    not M, njudge's GM); a power sharing its initial has a letter of SIGNON's choosing, not told here."""
+    homes = sorted(state.home_centres.get(power, ()))
+    special = []
+    for order in special_orders(variant, power):
+        budget = ""
+        if order.points and (not order.phases or state.phase.kind in order.phases):
+            points = variant.rules.points_available(variant, state, power)
+            if points is not None:
+                budget = f"You have {points} {order.points}{'s' if points != 1 else ''} to spend in {label}."
+        special.append({"syntax": order.syntax, "what": order.what[:1].upper() + order.what[1:],
+                        "example": order.example, "budget": budget,
+                        "when": " and ".join(_WHEN.get(k, k.value.lower()) for k in order.phases)})
+    letter = power[:1].upper()
+    initials = [p[:1].upper() for p in variant.great_powers]
+    return {
+        "due": due(variant, state, power),
+        "units": sorted(str(u) for u in state.units_of(power)),
+        "homes": [variant.map.name(c) for c in homes],
+        "others": [variant.map.name(c) for c in state.centres_of(power) if c not in homes],
+        "special": special,
+        "short": f"SIGNON {letter}{game_name} <password>" if initials.count(letter) == 1 and letter != "M" else "",
+    }
+
+
 def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: Sequence[str] = (),
                 now: datetime) -> int:
-    """Queue the mail that opens a game: to every active player, the power they play, the
-    starting position (with its map), the house rules and the first deadline; the same without a
-    power of their own to each address in `gm_addresses`. Returns the rows queued."""
+    """Queue the mail that opens a game: to every active player, the power they play and what is
+    due from it, its units and home centres, the variant's own orders and how to sign on, then
+    the other powers (with the map), the house rules and the first deadline; to each address in
+    `gm_addresses`, the deadline and every power. Returns the rows queued."""
     domain = _domain(gm_address)
     thread = thread_id(game, gm_address)
     variant = variant_of(game)
@@ -497,11 +611,11 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     state = current.state if current is not None else variant.initial_state()
     label = current.row.label if current is not None else variant.phase_label(state.phase)
     rules = rules_of(game.options)
+    position = _position(variant, state)
     values: dict[str, Any] = {
         "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label,
         "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": _game_rules(game),
-        "position": _position(variant, state),
-        "bidding": state.phase.kind is PhaseKind.BIDDING, "notes": list(variant.notes),
+        "notes": list(variant.notes),
     }
     readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]
     readers += [(a, None, map_palette(game)) for a in gm_addresses]
@@ -511,9 +625,13 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     for to, power, palette in readers:
         _, map_cid, attachments = maps[palette]
         subject = f"[{game.name}] The game starts: you play {power}" if power else f"[{game.name}] The game starts"
-        rows.append(_row(game, thread, domain, to, subject, "start", now,
-                         render("start.txt.j2", "en", power=power, map_cid=map_cid, **values),
-                         render("start.html.j2", "en", power=power, map_cid=map_cid, **values), attachments or None))
+        each = {**values, "power": power, "map_cid": map_cid,
+                "mine": _starting_part(variant, state, power, game.name, label) if power else None,
+                # a player reads the other great powers, then the minor ones in a line; the GM every power
+                "others": [p for p in position if p["power"] != power and not (power and p["minor"])],
+                "minors": [p for p in position if p["minor"]] if power else []}
+        rows.append(_row(game, thread, domain, to, subject, "start", now, render("start.txt.j2", "en", **each),
+                         render("start.html.j2", "en", **each), attachments or None))
     return _insert(session, rows)
 
 
@@ -540,17 +658,37 @@ def queue_announcement(session: Session, game: Game, subject: str, text: str, *,
     mail. Returns the rows queued."""
     if to is None:
         to = [p.email for p in active_players(session, game)] + masters(session, game) + observers(session, game)
-    body = render("announcement.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, text=text)
-    return _queue_text(session, game, list(dict.fromkeys(to)), f"[{game.name}] {subject}", kind, body,
-                       gm_address=gm_address, now=now)
+    to = list(dict.fromkeys(to))
+    # The mail that ends a game by a draw, a concession or TERMINATE shows its final position: it
+    # carries the final map, as the results that end a game do, and fits a phone's width as they do.
+    ending = game.status == GameStatus.FINISHED and FINAL_POSITION in text
+    maps = _end_maps(session, game, to) if ending else {}
+    body = render("announcement.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, text=text, end=ending,
+                  final_map=bool(maps))
+    return _queue_text(session, game, to, f"[{game.name}] {subject}", kind, body, gm_address=gm_address, now=now,
+                       attachments=maps)
+
+
+def _end_maps(session: Session, game: Game, to: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The map of the position a game ended in, in each reader's colours, for the mail that ends
+    it by a draw, a concession or the GM's TERMINATE (as the results that end a game by victory
+    carry it): address -> the attachment that names it, drawn when the mail is sent."""
+    end = position_at_end(session, game)
+    if end is None or not has_art(variant_of(game).name):
+        return {}
+    palettes = {p.email: reader_palette(game, p) for p in active_players(session, game)}
+    return {address: [map_attachment(end.row, "final", palettes.get(address, map_palette(game)),
+                                     f"{game.name}-final-position.png")] for address in to}
 
 
 def _queue_text(session: Session, game: Game, readers: Sequence[str], subject: str, kind: str, text: str, *,
-                gm_address: str, now: datetime) -> int:
-    """Queue one plain-text mail about `game` to each of `readers`, threaded with its other mail;
-    while a mail is carried out, a notice is gathered with its others (see one_notice_each)."""
+                gm_address: str, now: datetime, attachments: dict[str, list[dict[str, Any]]] | None = None) -> int:
+    """Queue one plain-text mail about `game` to each of `readers` (with the `attachments` of its
+    address, if any), threaded with its other mail; while a mail is carried out, a notice is
+    gathered with its others (see one_notice_each)."""
     domain, thread = _domain(gm_address), thread_id(game, gm_address)
-    rows = [_row(game, thread, domain, to, subject, kind, now, text) for to in readers]
+    rows = [_row(game, thread, domain, to, subject, kind, now, text, attachments=(attachments or {}).get(to))
+            for to in readers]
     gathering = session.info.get(_GATHERED)
     if gathering is not None and kind != "preview":
         gathering.extend(rows)
@@ -604,8 +742,10 @@ def _merged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         subjects = dict.fromkeys(r["subject"].removeprefix(prefix) for r in group)
         text = "\n\n".join(without_heading(r["body_text"]).strip("\n") for r in group)
         kinds = {r["kind"] for r in group}
+        attached = [a for r in group for a in r["attachments"] or []]  # the end's map, say
         merged.append({**group[0], "subject": prefix + "; ".join(subjects), "body_text": f"{NOTICE_HEADING}\n{text}\n",
-                       "kind": group[0]["kind"] if len(kinds) == 1 else "announcement"})
+                       "kind": group[0]["kind"] if len(kinds) == 1 else "announcement",
+                       "attachments": attached or None})
     return merged
 
 

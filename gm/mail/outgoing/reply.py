@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -48,9 +49,40 @@ def without_heading(text: str) -> str:
     return text[len(heading):].lstrip("\n") if heading else text
 
 
+# Where a reader's mail program wraps plain text: a line longer than this is broken by the judge
+# (at spaces, never inside what `keep` joined: an order, a unit, a phase's name).
+WIDTH = 78
+_KEEP = "\u00a0"  # joins words that must stay on one line; textwrap does not break at it
+
+
+def keep(text: object) -> str:
+    """`text` with its spaces made unbreakable, for `hang`: an order is never split over lines."""
+    return str(text).replace(" ", _KEEP)
+
+
+def hang(text: str, indent: int = 2, width: int = WIDTH) -> str:
+    """Each line of `text` longer than `width` broken at spaces, its continuation lines indented
+    by `indent`; a line that starts with a space keeps its own indentation on the first line
+    only. What `keep` joined stays whole, even past `width` (a long order)."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) > width:
+            line = textwrap.fill(line, width, subsequent_indent=" " * indent, break_long_words=False,
+                                 break_on_hyphens=False)
+        out.append(line)
+    return "\n".join(out).replace(_KEEP, " ")
+
+
+def fill(text: str, width: int = WIDTH) -> str:
+    """Prose reflowed to `width`: each long line broken at spaces; lines that start with a space
+    (tables, orders) are left as they are."""
+    lines = str(text).split("\n")
+    return "\n".join(line if line[:1] == " " else hang(line, 0, width) for line in lines).replace(_KEEP, " ")
+
+
 @cache
 def _environment(folder: str) -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(folder),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -58,6 +90,8 @@ def _environment(folder: str) -> Environment:
         lstrip_blocks=True,
         autoescape=select_autoescape(("html.j2",), default_for_string=False, default=False),  # HTML mail only
     )
+    env.filters.update(keep=keep, hang=hang, fill=fill)
+    return env
 
 
 MAX_SHOWN_LINES = 100  # lines of a mail shown back in its acknowledgement; the rest are counted

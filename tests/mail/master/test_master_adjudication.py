@@ -191,8 +191,9 @@ def test_rollback_returns_to_the_start_of_the_last_phase_with_its_orders_and_tel
     assert corrected.subject == "[g1] Correction: Spring 1901 results"
     # PROCESS ended the rollback's pause, as the players were told: the next phase runs on its deadline.
     assert "(the game is paused" not in desk.master("PROCESS")
-    assert corrected.body_text.splitlines()[1].startswith(
-        "CORRECTION: these results replace those mailed earlier for Spring 1901, Movement")
+    assert corrected.body_text.splitlines()[1].startswith("CORRECTION: these results replace")
+    assert "CORRECTION: these results replace those mailed earlier for Spring 1901, Movement" in " ".join(
+        corrected.body_text.split())  # wrapped to a phone's width
 
 
 def on_file_in(desk: Desk, label: str) -> list[tuple[str, str, str | None]]:

@@ -2,11 +2,17 @@
 same text in both; never a password."""
 from __future__ import annotations
 
+import re
+
 from sqlalchemy.orm import Session, sessionmaker
 
 from desk import MASTER, new_game
 from test_cli_game import gm
 from test_master_views import section
+
+from gm.lifecycle.audit_log import duration_text
+from gm.store.db import transaction
+from gm.store.models import AuditEntry
 
 
 def test_audit_shows_the_log_newest_last_without_passwords(session_factory: sessionmaker[Session],
@@ -45,3 +51,16 @@ def test_audit_shows_the_log_newest_last_without_passwords(session_factory: sess
     missing = gm("game", "audit", "nope", url=migrated_url)
     assert missing.returncode == 2 and "there is no game called nope" in missing.stderr
     assert gm("game", "audit", "g1", "--count", "0", url=migrated_url).returncode == 2
+
+
+def test_a_time_paused_is_shown_with_its_unit(session_factory: sessionmaker[Session]) -> None:
+    desk = new_game(session_factory)
+    desk.master("PAUSE\nRESUME")
+    with transaction(desk.sf) as s:  # as RESUME recorded a pause of two hours and five minutes
+        s.add(AuditEntry(game_id=desk.row(s).id, actor=MASTER, action="resume",
+                         detail={"phase": "Spring 1901, Movement", "paused": 7500.4}))
+    log = section(desk.master("AUDIT"), "Audit log of g1")
+    assert re.search(r"  resume: phase Spring 1901, Movement; paused \d+ ms; deadline ", log), log
+    assert "  resume: phase Spring 1901, Movement; paused 2 h 5 min" in log
+    assert [duration_text(s) for s in (0.013164, 0.8, 42.4, 200, 7500, 90000)] == [
+        "13 ms", "0.8 s", "42 s", "3 min 20 s", "2 h 5 min", "1 d 1 h"]

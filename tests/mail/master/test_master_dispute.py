@@ -93,8 +93,9 @@ def test_a_mistyped_order_put_right_by_rollback_order_preview_and_process(
     assert sorted(m.to_addr for m in corrected) == sorted([*map(address, VARIANT.great_powers), MASTER])
     for mail in corrected:
         assert mail.subject.startswith("[ae1] Correction: Spring 1763 results")
-        assert mail.body_text.splitlines()[1].startswith(
-            "CORRECTION: these results replace those mailed earlier for Spring 1763, Movement")
+        assert mail.body_text.splitlines()[1].startswith("CORRECTION: these results replace")
+        assert "CORRECTION: these results replace those mailed earlier for Spring 1763, Movement" in " ".join(
+            mail.body_text.split())  # wrapped to a phone's width
         assert "CORRECTION: these results replace" in mail.body_html
         assert re.search(r"F BRE - ENG\s+succeeds \(entered by the GM\)", mail.body_text)
         assert re.search(r"A PAR - GAS\s+succeeds", mail.body_text)

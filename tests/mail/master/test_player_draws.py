@@ -59,7 +59,7 @@ def test_a_dias_draw_every_survivor_accepts_ends_the_game(session_factory: sessi
     news = told(desk, since)
     assert sorted(news) == EVERYONE
     ended = news[address("France")][0]
-    assert "Every surviving power has accepted the draw a player proposed: the game is over" in ended
+    assert "Every surviving power has accepted the draw a player proposed: the game is over" in " ".join(ended.split())
     assert "The final position (Spring 1901):" in ended
     assert desk.audit("propose draw")[0].detail["power"] == "France"
 

@@ -32,6 +32,7 @@ def overview(ctx: Context) -> tuple[str, str] | None:
     head = f"{game.name} ({game.variant}), {game.status}"
     if current is not None:
         head += f", {current.row.label}; deadline {deadline}" + (" (paused)" if game.paused_at else "")
+        head += " (held: the phase ends then even if every order is in)" if current.row.held_to_deadline else ""
     on_file = orders_on_file(ctx.session, game, current, on_file=ctx.lookups.on_file)
     failing = failing_mail(ctx.session, game)
     return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game)),
