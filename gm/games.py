@@ -232,3 +232,25 @@ def orders_due(session: Session, variant: Variant, current: CurrentPhase, power:
         return min(sum(adjustments_in(o.canonical) for o in given), due), due
     due = len(units_without_orders(variant, state, power, []))  # every unit it commands
     return due - len(units_without_orders(variant, state, power, given)), due
+
+
+MASTER_LETTER = "M"  # njudge's letter for the GM, in every variant: no power has it (see power_letters)
+
+
+def power_letters(variant: Variant) -> dict[str, str]:
+    """Letter -> great power, for njudge's SIGNON <letter><game>: a power's letter is the first of
+    its name when no other great power's name begins with it; powers that share a first letter
+    (and a power whose name begins with M, njudge's GM) take, in the variant's order, the first
+    letter of their name that begins no other power's name and is not taken: Ambition & Empire's
+    Poland-Saxony O, Prussia U, Spain I, Sweden W; Classical's Macedon A."""
+    powers = variant.great_powers
+    firsts = [power[:1].upper() for power in powers]
+    shared = {c for c in firsts if firsts.count(c) > 1} | {MASTER_LETTER}
+    letters = {c: power for power, c in zip(powers, firsts, strict=True) if c not in shared}
+    for power, c in zip(powers, firsts, strict=True):
+        if c in shared:
+            taken = {*firsts, *letters, MASTER_LETTER}
+            letter = next((ch for ch in power.upper() if ch.isalpha() and ch.isascii() and ch not in taken), None)
+            if letter is not None:
+                letters[letter] = power
+    return letters

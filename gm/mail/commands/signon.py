@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
-from gm.games import active_masters, variant_of
+from gm.games import MASTER_LETTER, active_masters, power_letters, variant_of
 from gm.mail.intake.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
 from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
 from gm.mail.commands.master.replace import replaced
@@ -28,7 +28,6 @@ NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this comma
 NOBODY = "(nobody)"  # the owner of lines no address is shown (a wrong GM password from a stranger)
 
 
-MASTER_LETTER = "M"  # njudge's letter for the GM, in every variant: no power has it (see power_letters)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -149,25 +148,6 @@ def _answered_elsewhere(ctx: Context, result: LineResult, target: str) -> None:
     ctx.elsewhere.append(target)
     if result.owner and result.owner != NOBODY and failing.marks(ctx.session, [result.owner]):
         ctx.elsewhere_failing.append(target)
-
-
-def power_letters(variant: Variant) -> dict[str, str]:
-    """Letter -> great power, for njudge's SIGNON <letter><game>: a power's letter is the first of
-    its name when no other great power's name begins with it; powers that share a first letter
-    (and a power whose name begins with M, njudge's GM) take, in the variant's order, the first
-    letter of their name that begins no other power's name and is not taken: Ambition & Empire's
-    Poland-Saxony O, Prussia U, Spain I, Sweden W; Classical's Macedon A."""
-    powers = variant.great_powers
-    firsts = [power[:1].upper() for power in powers]
-    shared = {c for c in firsts if firsts.count(c) > 1} | {MASTER_LETTER}
-    letters = {c: power for power, c in zip(powers, firsts, strict=True) if c not in shared}
-    for power, c in zip(powers, firsts, strict=True):
-        if c in shared:
-            taken = {*firsts, *letters, MASTER_LETTER}
-            letter = next((ch for ch in power.upper() if ch.isalpha() and ch.isascii() and ch not in taken), None)
-            if letter is not None:
-                letters[letter] = power
-    return letters
 
 
 def letters_text(variant: Variant) -> str:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.model import RETREATS, GameState, Phase, PhaseKind
 from gm.engine.variant import Variant
-from gm.games import active_players, current_phase, masters, observers, variant_of
+from gm.games import active_players, current_phase, masters, observers, power_letters, variant_of
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import find_phase
 from gm.lifecycle.ending import FINAL_POSITION, centre_table
@@ -572,9 +572,8 @@ _WHEN = {PhaseKind.MOVEMENT: "with the moves", PhaseKind.RETREAT: "with retreats
 
 def _starting_part(variant: Variant, state: GameState, power: str, game_name: str, label: str) -> dict[str, Any]:
     """What the start mail tells `power`'s player first: what is due, its units and home centres,
-    the variant's own orders with their syntax and budget, and njudge's short sign-on where the
-    power's letter is plainly its initial (no other great power's name begins with it, and it is
-    not M, njudge's GM); a power sharing its initial has a letter of SIGNON's choosing, not told here."""
+    the variant's own orders with their syntax and budget, and njudge's short sign-on with the
+    power's letter (gm.games.power_letters: Prussia's is U in Ambition & Empire)."""
     homes = sorted(state.home_centres.get(power, ()))
     special = []
     for order in special_orders(variant, power):
@@ -586,15 +585,14 @@ def _starting_part(variant: Variant, state: GameState, power: str, game_name: st
         special.append({"syntax": order.syntax, "what": order.what[:1].upper() + order.what[1:],
                         "example": order.example, "budget": budget,
                         "when": " and ".join(_WHEN.get(k, k.value.lower()) for k in order.phases)})
-    letter = power[:1].upper()
-    initials = [p[:1].upper() for p in variant.great_powers]
+    letter = next((c for c, named in power_letters(variant).items() if named == power), None)
     return {
         "due": due(variant, state, power),
         "units": sorted(str(u) for u in state.units_of(power)),
         "homes": [variant.map.name(c) for c in homes],
         "others": [variant.map.name(c) for c in state.centres_of(power) if c not in homes],
         "special": special,
-        "short": f"SIGNON {letter}{game_name} <password>" if initials.count(letter) == 1 and letter != "M" else "",
+        "short": f"SIGNON {letter}{game_name} <password>" if letter else "",
     }
 
 

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from desk import MASTER, Desk, address, new_game
 
 from gm.mail.budget import UNVERIFIED_PRESS, UNVERIFIED_PRESS_PER_HOUR
-from gm.mail.commands.signon import letters_text, power_letters
+from gm.games import power_letters
+from gm.mail.commands.signon import letters_text
 from gm.store.models import OutboundMail
 from gm.variants import load_variant
 
