@@ -101,5 +101,7 @@ def test_orders_for_a_unit_s_parts_are_kept_side_by_side(session_factory: sessio
     on_file = desk.player("France", "1A Bur - Pic").split("on file", 1)[-1]
     assert "1A BUR - PIC" in on_file and "2A BUR H" not in on_file
     # A third part order for a 2A: the earliest part order goes.
-    on_file = desk.player("France", "1A Bur S A Par - Pic\n1A Bur S A Mar - Bor").split("on file", 1)[-1]
-    assert "1A BUR S A PAR - PIC" in on_file and "1A BUR S A MAR - BOR" in on_file and "1A BUR - PIC" not in on_file
+    on_file = desk.player("France", "1A Bur S A Par - Pic\n1A Bur S A Par - Mar").split("on file", 1)[-1]
+    assert "1A BUR S A PAR - PIC" in on_file and "1A BUR S A PAR - MAR" in on_file and "1A BUR - PIC" not in on_file
+    # A part's support that cannot work (Burgundy does not border Bordeaux) is refused at once.
+    assert "cannot reach Bordeaux" in desk.player("France", "1A Bur S A Par - Bor")

@@ -14,7 +14,7 @@ from desk import MASTER, address, new_game
 def test_the_gm_signs_on_with_the_gm_password_and_the_ack_goes_to_the_gms_address(
         session_factory: sessionmaker[Session]) -> None:
     desk = new_game(session_factory)
-    out = desk.send("someone@else.example", "SIGNON MASTER g1 gm-pw\nHELP")
+    out = desk.send("someone@else.example", "SIGNON MASTER g1 gm-pw\nHELP ALL")
     ack = desk.ack(out, MASTER)  # to the GM's registered address, not to the sender
     assert "accepted  SIGNON MASTER g1 ********" in ack and "signed on as GM of g1" in ack
     assert "GM commands" in ack and "ROLLBACK [phase]" in ack and "REPLACE <power> <address>" in ack
