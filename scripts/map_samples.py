@@ -1,6 +1,6 @@
 """Draw the sample maps of docs/maps/: for each variant, its opening moves and a crowded mid-game
 phase of a seeded random game, each with its orders and their results, through the same report
-and renderer the results mail uses. Run: .venv/bin/python scripts/map_samples.py"""
+and renderer the results mail uses. Run: .venv/bin/python scripts/map_samples.py [VARIANT...]"""
 from __future__ import annotations
 
 import sys
@@ -13,12 +13,12 @@ from gm.randomgame import play_random_game
 from gm.variants import load_variant
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "maps"
-VARIANTS = ("standard", "classical", "ambition", "ambition-v6", "napoleonic")
+VARIANTS = ("standard", "classical", "ambition", "ambition-v6", "napoleonic", "youngstown")
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name in VARIANTS:
+    for name in sys.argv[1:] or VARIANTS:
         variant = load_variant(name)
         steps = list(play_random_game(variant, seed=f"samples-{name}", years=6))
         # the first movement phase (Napoleonic opens with a winter of bidding)

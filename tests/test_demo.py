@@ -26,6 +26,7 @@ SPECIAL = {
     "ambition-v6": [r"DP \d+ "],
     "napoleonic": [r"IP \d+ ", r"LOAN \d+ ", r"F \S+ (- \S+ - |.* THEN )", r".* MERGE$"],
     "1700ad": [r".*\(x2\)", r"(CXII|MARL|EUG|VILL|PTR|BERW|SCHU) ", r"PERMIT "],
+    "youngstown": [r"[AF] \S+ S "],  # imported from DPjudge's map: the standard rules
 }
 SEED = 8  # a year of each variant's random orders with every kind above (a loan needs Supply Points banked)
 

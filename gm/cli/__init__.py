@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
 from gm.cli.common import load_settings as _load_settings
+from gm.cli.game_import import import_command
 from gm.cli.mail import mail_commands
+from gm.cli.variant import variant_commands
 
-VARIANTS = "standard, classical, ambition, ambition-v6, napoleonic, 1700ad"  # gm.variants.REGISTRY, without importing it
+VARIANTS = "standard, classical, ambition, ambition-v6, napoleonic, 1700ad, youngstown"  # gm.variants.REGISTRY, without importing it
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -498,9 +500,13 @@ def _map_build(args: argparse.Namespace) -> int:
 
     from gm.maps.build import debug_picture, draw_board, write_art
     from gm.maps.check import check_board
-    from gm.maps.geography import build_board
+    from gm.maps.geography import GeographyError, build_board
 
-    board = build_board(args.variant)
+    try:
+        board = build_board(args.variant)
+    except GeographyError as e:
+        print(f"gm map build: {e}", file=sys.stderr)
+        return 2
     report = check_board(board)
     drawn = draw_board(board)
     if args.debug_picture:
@@ -515,9 +521,13 @@ def _map_build(args: argparse.Namespace) -> int:
 
 def _map_check(args: argparse.Namespace) -> int:
     from gm.maps.check import check_board
-    from gm.maps.geography import build_board
+    from gm.maps.geography import GeographyError, build_board
 
-    report = check_board(build_board(args.variant))
+    try:
+        report = check_board(build_board(args.variant))
+    except GeographyError as e:
+        print(f"gm map check: {e}", file=sys.stderr)
+        return 2
     print(report.text())
     return 1 if report.unexplained else 0
 
@@ -741,7 +751,9 @@ def build_parser() -> argparse.ArgumentParser:
                                help="only if this is the phase under way (S1902M, Spring 1902)")
         short.add_argument("--config", metavar="FILE", help=config_help)
         short.set_defaults(func=_game_master, one_line=True, word=word.upper())
+    import_command(game_sub, config_help)
     mail_commands(sub, config_help)
+    variant_commands(sub)
     maps = sub.add_parser("map", help="map art: build it from geography, check it against the rules, draw positions")
     map_sub = maps.add_subparsers(dest="map_command", metavar="COMMAND", required=True)
     map_build = map_sub.add_parser(

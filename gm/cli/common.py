@@ -1,7 +1,11 @@
-"""What the commands of gm's command line share: their settings."""
+"""What the commands of gm's command line share: their settings, the GM password of a new game."""
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,3 +25,18 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
         judge_key.load(args.settings.secret_key_path)
     return args.settings
+
+
+def master_password(args: argparse.Namespace) -> str | None:
+    """The GM password of a game made on the command line (gm game import): from
+    --master-password-file (- for standard input), else $GM_MASTER_PASSWORD, else asked for on a
+    terminal; None when there is none."""
+    if args.master_password_file:
+        if args.master_password_file == "-":
+            return sys.stdin.readline().strip() or None
+        return Path(args.master_password_file).read_text(encoding="utf-8").strip() or None
+    if os.environ.get("GM_MASTER_PASSWORD"):
+        return os.environ["GM_MASTER_PASSWORD"]
+    if sys.stdin.isatty():
+        return getpass.getpass("GM password for the game (empty: none): ").strip() or None
+    return None

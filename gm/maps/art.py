@@ -7,7 +7,6 @@ Colouring the board is then only a new palette; units and orders are drawn on to
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from PIL import Image
 
-from gm.variants import REGISTRY, canonical_name, maps_dir
+from gm.variants import art_folder, board_drawn
 
 # fixed palette indices of board.png; render.py adds its inks below FIRST_INK
 WATER = 255  # lakes and water that is no space
@@ -68,17 +67,11 @@ class Art:
 @cache
 def art_dir(variant_name: str) -> Path:
     """maps/<folder>/art of a variant; a geography.toml saying `base = "<folder>"` shares that folder's."""
-    folder = REGISTRY[canonical_name(variant_name)][0]
-    geography = maps_dir() / folder / "geography.toml"
-    if geography.exists():
-        with geography.open("rb") as fh:
-            folder = tomllib.load(fh).get("base", folder)
-    return maps_dir() / folder / "art"
+    return art_folder(variant_name)
 
 
-@cache
 def has_art(variant_name: str) -> bool:
-    return (art_dir(variant_name) / "layout.json").exists()
+    return board_drawn(variant_name)
 
 
 @cache

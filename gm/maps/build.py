@@ -267,6 +267,8 @@ def _stamp(ids: np.ndarray, spaces: dict[str, dict], board: Board, canvas: Canva
     draw.fontmode = "1"
     crossings = []
     for c in board.geography.crossing:
+        if c.get("arrow", True) is False:  # its way lies off the board (round the world): nothing to draw
+            continue
         a, b = c["between"]
         if "points" in c:
             (p, q) = [canvas.xy(*board.project(lat, lon)) for lat, lon in c["points"]]

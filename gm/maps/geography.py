@@ -29,6 +29,9 @@ DENSIFY_DEG = 0.25
 SNAP_M = 15_000  # an anchor this close to its ground is moved onto it  # segment length before projecting, so straight lon/lat edges curve as they should
 
 
+FRAME_KEYS = ("west", "east", "south", "north", "projection")
+
+
 class GeographyError(ValueError):
     pass
 
@@ -59,10 +62,14 @@ def read_geography(variant_name: str) -> Geography:
         raise GeographyError(f"{variant_name}: no {path}")
     raw = path.read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
+    missing = [k for k in FRAME_KEYS if k not in data.get("frame", {})]
+    if missing:  # a scaffold `gm variant import` wrote, not yet filled in
+        raise GeographyError(f"{variant_name}: {path} gives no {', '.join(missing)} in [frame]: fill it in "
+                             "(docs/variants.md)")
     return Geography(
         folder=folder,
         frame=data["frame"],
-        anchors={k: [tuple(p) for p in v] for k, v in data["anchors"].items()},
+        anchors={k: [tuple(p) for p in v] for k, v in data.get("anchors", {}).items()},
         # written after [frame] it lands in that table: take it from either place
         off_board=[[tuple(p) for p in ring] for ring in data.get("off_board", data["frame"].get("off_board", []))],
         force=data.get("force", []),
@@ -136,7 +143,9 @@ def build_board(variant_name: str) -> Board:
     missing = sorted(spaces - set(geo.anchors))
     unknown = sorted(set(geo.anchors) - spaces)
     if missing or unknown:
-        raise GeographyError(f"{variant_name}: anchors missing for {missing}; anchors for unknown spaces {unknown}")
+        raise GeographyError(f"{variant_name}: anchors missing for {missing}; anchors for unknown spaces {unknown}"
+                             if unknown else f"{variant_name}: no anchors yet for {len(missing)} spaces: "
+                             f"{', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}")
     f = geo.frame
     forward, project = _projector(str(f["projection"]))
     frame = project(shapely.box(f["west"], f["south"], f["east"], f["north"]))

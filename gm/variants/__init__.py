@@ -1,8 +1,12 @@
-"""The variant registry: each variant is a data folder under maps/ plus one rules module here."""
+"""The variant registry: each variant is a data folder under maps/ plus one rules module here; a
+variant imported from another judge's map (gm.variants.importing) is a folder whose variant.toml
+names rules gm already has (`rules = "standard"`), found there without a line of code."""
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -12,8 +16,10 @@ from gm.engine.model import Phase, PhaseKind, Season, UnitType, Unit, parse_desi
 from gm.engine.rules import Rules
 from gm.engine.variant import Power, Variant
 
-# name -> (folder under maps/, module under gm.variants holding its Rules class)
-REGISTRY: dict[str, tuple[str, str]] = {
+# name -> (folder under maps/, module under gm.variants holding its Rules class): the variants gm
+# ships with rules of their own, then every folder under maps/ whose variant.toml names rules gm
+# has (RULES_BY_NAME): a variant imported from another judge's map (`gm variant import`).
+SHIPPED: dict[str, tuple[str, str]] = {
     "standard": ("standard", "gm.variants.standard"),
     "classical": ("classical", "gm.variants.classical"),
     "ambition": ("ambition", "gm.variants.ambition"),
@@ -21,6 +27,8 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "napoleonic": ("napoleonic", "gm.variants.napoleonic"),
     "1700ad": ("1700ad", "gm.variants.ad1700"),
 }
+RULES_BY_NAME = {"standard": "gm.variants.standard"}  # a variant.toml's `rules = "..."`
+REGISTRY: dict[str, tuple[str, str]] = dict(SHIPPED)
 ALIASES = {
     "classical-mediterranean": "classical",
     "classic": "classical",
@@ -48,12 +56,59 @@ def maps_dir() -> Path:
     return Path(os.environ.get("GM_MAPS", Path(__file__).resolve().parents[2] / "maps"))
 
 
+def imported_variants(root: Path) -> dict[str, tuple[str, str]]:
+    """The folders under `root` (maps/) whose variant.toml says `rules = "<rules gm has>"`, by
+    folder name: variants imported from other judges' maps, played by rules gm already has. Only
+    the lines before the first table are read: TOML puts every top-level key there."""
+    found: dict[str, tuple[str, str]] = {}
+    shipped = {folder for folder, _ in SHIPPED.values()}
+    for path in sorted(root.glob("*/variant.toml")):
+        folder = path.parent.name
+        if folder in shipped or folder != folder.lower():
+            continue
+        with path.open("rb") as fh:
+            head = b"".join(itertools.takewhile(lambda line: not line.lstrip().startswith(b"["), fh))
+        m = re.search(rb'^rules\s*=\s*"([a-z0-9-]+)"', head, re.MULTILINE)
+        if m is not None and m[1].decode() in RULES_BY_NAME:
+            found[folder] = (folder, RULES_BY_NAME[m[1].decode()])
+    return found
+
+
+def find_imported() -> None:
+    """Bring REGISTRY up to date with maps/: a variant imported since gm started becomes known."""
+    REGISTRY.update(imported_variants(maps_dir()))
+
+
 def canonical_name(name: str) -> str:
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key not in REGISTRY:
+        find_imported()
+    if key not in REGISTRY:
         raise VariantError(f"unknown variant {name!r}; known: {', '.join(sorted(REGISTRY))}")
     return key
+
+
+def art_folder(name: str) -> Path:
+    """maps/<folder>/art of a variant, where `gm map build` puts its board; a geography.toml saying
+    `base = "<folder>"` shares that folder's."""
+    folder = REGISTRY[canonical_name(name)][0]
+    geography = maps_dir() / folder / "geography.toml"
+    if geography.exists():
+        with geography.open("rb") as fh:
+            folder = tomllib.load(fh).get("base", folder)
+    return maps_dir() / folder / "art"
+
+
+@cache
+def board_drawn(name: str) -> bool:
+    """Has the variant's board been drawn (`gm map build`)? Until it has, no mail carries a map
+    of it, and results say so. A variant the registry does not know (one built in code) is not
+    said to be undrawn."""
+    try:
+        return (art_folder(name) / "layout.json").exists()
+    except VariantError:
+        return True
 
 
 @cache
@@ -164,3 +219,6 @@ def _check_symmetric(key: str, kind: str, adj: dict[str, set[str]], provinces: d
                 raise VariantError(f"{key}: {kind} edge {here}-{there} names an unknown space")
             if here not in adj.get(there, ()):
                 raise VariantError(f"{key}: {kind} edge {here}-{there} has no way back")
+
+
+find_imported()

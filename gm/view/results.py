@@ -4,7 +4,7 @@ and a phase as readers read them. The results mail and the game's pages render t
 neither channel computes it, and neither imports the other.
 
 It knows nothing of mail or HTML: it imports the engine, the variants, the store and the game's
-life only.
+life only (whether a variant's board is drawn it asks the variants).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from gm.engine.variant import SpecialOrder, Variant
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import missing
 from gm.store.models import Game
+from gm.variants import board_drawn
 from gm.view.reader import PUBLIC
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -146,6 +147,7 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
         "ended": report.get("ended"),
         "winner": report.get("winner"),
         "map_cid": map_cid,
+        "drawn": board_drawn(variant.name),  # False: no map of the variant yet, and the mail says so
     }
 
 

@@ -86,6 +86,8 @@ def test_every_space_is_on_the_board_and_holds_its_unit(variant: str) -> None:
 def test_the_board_is_a_small_palette_image(variant: str) -> None:
     with Image.open(art_dir(variant) / "board.png") as im:
         # about 1,200 px; Classical needs 1,800 to show the Aegean's islands and gulfs as spaces,
-        # Napoleonic to show the Canary Islands, Crete and Corsica as spaces
-        assert im.mode == "P" and im.width == (1800 if variant in ("classical", "napoleonic") else 1200)
+        # Napoleonic to show the Canary Islands, Crete and Corsica as spaces; Youngstown, from Ireland
+        # to Japan, 2,900 to hold a unit in each of Europe's spaces
+        widths = {"classical": 1800, "napoleonic": 1800, "youngstown": 2900}
+        assert im.mode == "P" and im.width == widths.get(variant, 1200)
     assert (art_dir(variant) / "board.png").stat().st_size < 150_000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gm.engine.model import GameState, PhaseKind, UnitType, province_of
-from gm.engine.notation.reader import Fail, ParsedOrder, Parser, lookup_location
+from gm.engine.notation.reader import Fail, ParsedOrder, Parser, lookup_location, read_order, readings
 from gm.engine.notation.words import TYPES, tokens
 from gm.engine.orders import Blockade, Deny
 from gm.engine.variant import Variant
@@ -20,7 +20,13 @@ _BLOCKADE = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+
 
 
 def match(variant: Variant, words: str, phase_kind: PhaseKind) -> re.Match[str] | None:
-    return _deny_match(variant, words) or _blockade_match(words, phase_kind)
+    found = _deny_match(variant, words) or _blockade_match(words, phase_kind)
+    # A place whose name ends in a 'B' of its own (Youngstown's 'Off Board B') is no blockade:
+    # when what stands before the B names no place and the line reads as an order, it is that order.
+    if (found is not None and found.re is _BLOCKADE and lookup_location(variant, found[2])[0] is None
+            and readings(variant, tokens(words), read_order)[0]):
+        return None
+    return found
 
 
 def parse(variant: Variant, text: str, found: re.Match[str], power: str, phase_kind: PhaseKind,

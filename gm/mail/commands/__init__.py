@@ -73,7 +73,7 @@ MASTER_HELP_ORDER = (
     "REISSUE",
     "REPLACE", "EJECT", "CIVIL DISORDER", "UNCD", "BECOME",  # players
     "PROMOTE", "DEMOTE",  # the GMs
-    "START", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
+    "START", "IMPORT", "TERMINATE", "DRAW", "SET PRESS", "SET OPTION", "SET DKIM",  # the game
     "AUDIT",
 )
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 JOIN, ADDRESS, CREATE, OBSERVE = "join", "address", "create", "observe"  # the kinds of change that wait for a code
 MASTER = "master"  # a PROMOTE's, stored as a JOIN (see kind_of)
+MOVED = "moved"  # a player of a game moved in from another judge (IMPORT), stored as a JOIN (see kind_of)
 
 LIFETIME_HOURS = 24
 LIFETIME = timedelta(hours=LIFETIME_HOURS)
@@ -258,5 +259,7 @@ def pending(session: Session, code: str) -> Confirmation | None:
 
 def kind_of(confirmation: Confirmation) -> str:
     """What `confirmation` waits to carry out: its kind, or MASTER for a PROMOTE (stored as a JOIN
-    of the game as one of its GMs). The command that carries it out says so (CONFIRMS)."""
-    return MASTER if (confirmation.detail or {}).get("as") == "GM" else confirmation.kind
+    of the game as one of its GMs), MOVED for a player of a game moved in (a JOIN of the power the
+    old judge's text gave the address). The command that carries it out says so (CONFIRMS)."""
+    taken_as = (confirmation.detail or {}).get("as")
+    return MASTER if taken_as == "GM" else MOVED if taken_as == MOVED else confirmation.kind
