@@ -118,7 +118,7 @@ class _Reader:
             self.found.notes.append(f"{where}: {head}: {_SKIPPED[head]}")
 
     def line(self, i: int, line: str, words: list[str], head: str) -> None:
-        found, variant = self.found, self.variant
+        found = self.found
         rest = line[len(words[0]):].strip()
         if head == "GAME":
             found.game = rest

@@ -154,7 +154,7 @@ def test_gm_own_lines_keep_napoleonic_banks_and_loans() -> None:
     has them."""
     variant = load_variant("napoleonic")
     start = variant.initial_state()
-    lines = [f"Variant: napoleonic", "Phase: Winter 1800, Bidding"]
+    lines = ["Variant: napoleonic", "Phase: Winter 1800, Bidding"]
     for power in variant.powers:
         if start.units_of(power):
             lines.append(f"{power}: {', '.join(str(u) for u in start.units_of(power))}")

@@ -206,7 +206,7 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     power, address = confirmation.power or "", confirmation.address
     why = NO_SUCH_GAME if game is None else _refusal(ctx, game, power, address)
     if why is None and not _chooses_password(ctx):
-        why = (f"choose your password in the same mail: CONFIRM <code> and, on the line after it, SET PASSWORD "
+        why = ("choose your password in the same mail: CONFIRM <code> and, on the line after it, SET PASSWORD "
                "<password> (the code still serves)")
     why = why or new_password_refused(ctx.session, ctx.message.sender, ctx.new_passwords)
     if why is not None:
