@@ -5,7 +5,6 @@ traceback, unless `gm --debug`."""
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import os
 import sys
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from gm import __version__
 from gm.cli.common import load_settings as _load_settings
+from gm.cli.common import master_password
 from gm.cli.game_import import import_command
 from gm.cli.mail import mail_commands
 from gm.cli.variant import variant_commands
@@ -191,20 +191,6 @@ HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hou
                     "remind_before", "absence_days", "draw", "draw_votes", "pages", "pages_press")
 
 
-def _master_password(args: argparse.Namespace) -> str | None:
-    """The GM password of a new game: from --master-password-file (- for standard input), else
-    $GM_MASTER_PASSWORD, else asked for on a terminal; None when there is none."""
-    if args.master_password_file:
-        if args.master_password_file == "-":
-            return sys.stdin.readline().strip() or None
-        return Path(args.master_password_file).read_text(encoding="utf-8").strip() or None
-    if os.environ.get("GM_MASTER_PASSWORD"):
-        return os.environ["GM_MASTER_PASSWORD"]
-    if sys.stdin.isatty():
-        return getpass.getpass("GM password for the game (empty: none): ").strip() or None
-    return None
-
-
 def _game_new(args: argparse.Namespace) -> int:
     from gm.games import GameError, add_master, create_game
     from gm.mail.commands.master import OPERATOR
@@ -223,7 +209,7 @@ def _game_new(args: argparse.Namespace) -> int:
         return 2
     password_hash = None
     if args.master:
-        password = _master_password(args)
+        password = master_password(args)
         password_hash = hash_password(password) if password else None
     require_database(settings.db_url)
     try:

@@ -28,7 +28,7 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
 
 def master_password(args: argparse.Namespace) -> str | None:
-    """The GM password of a game made on the command line (gm game import): from
+    """The GM password of a game made on the command line (gm game new, gm game import): from
     --master-password-file (- for standard input), else $GM_MASTER_PASSWORD, else asked for on a
     terminal; None when there is none."""
     if args.master_password_file:
