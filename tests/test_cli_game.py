@@ -224,3 +224,15 @@ def test_game_master_reads_unquoted_words_as_one_line_or_asks_for_quotes(db_url:
     assert "accepted  RESUME" in done.stdout and "accepted  PREVIEW" in done.stdout, done.stdout
     done = gm("game", "master", "g1", "SET", "OPTION", "draw", "dias", url=db_url)
     assert done.stdout.startswith("accepted  SET OPTION draw dias\n"), done.stdout + done.stderr
+
+
+def test_a_code_a_command_on_the_server_makes_goes_to_the_outbox(db_url: str) -> None:
+    """PROMOTE by `gm game master` mails its code to the new GM, as by mail."""
+    upgrade(db_url)
+    assert gm("game", "new", "g1", url=db_url).returncode == 0
+    done = gm("game", "master", "g1", "PROMOTE co@example.org", url=db_url)
+    assert done.returncode == 0 and "accepted  PROMOTE co@example.org" in done.stdout, done.stdout + done.stderr
+    factory = make_session_factory(make_engine(db_url))
+    with transaction(factory) as s:
+        (code,) = s.scalars(select(OutboundMail).where(OutboundMail.to_addr == "co@example.org")).all()
+        assert code.kind == "confirm" and "CONFIRM" in code.body_text

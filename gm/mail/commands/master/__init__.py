@@ -69,7 +69,17 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
     glance = overview(ctx)
     if glance is not None:
         ctx.sections.append(glance)
+    queue_operator_mail(session, ctx, game)
+    return ctx
+
+
+def queue_operator_mail(session: Session, ctx: Context, game: Game) -> None:
+    """What commands run on the server queued, to the outbox (by mail, ingest queues it with the
+    acknowledgement): the notices, and the confirmation codes (PROMOTE's, an import's players')."""
+    domain = ctx.gm_address.rpartition("@")[2]
     for to, subject, text, kind in ctx.notices:
         session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind=kind, game_id=game.id,
-                                 message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
-    return ctx
+                                 message_id=new_message_id(domain)))
+    for to, subject, text, game_id, unproven in ctx.codes:
+        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind="confirm", game_id=game_id,
+                                 unproven=unproven, message_id=new_message_id(domain)))

@@ -188,10 +188,9 @@ def take_in_as_operator(session: Session, game: Game, position: Position, *, gm_
                   lookups=Lookups(session), gm_address=gm_address)
     ctx.sign_on_master(Master(game_id=game.id, email=OPERATOR), game)
     current, invited = take_in(ctx, game, position)
-    domain = gm_address.rpartition("@")[2]
-    for to, subject, text, game_id, unproven in ctx.codes:
-        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind="confirm", game_id=game_id,
-                                 unproven=unproven, message_id=new_message_id(domain)))
+    from gm.mail.commands.master import queue_operator_mail  # the package's, which loads this module
+
+    queue_operator_mail(session, ctx, game)
     return current, invited
 
 
