@@ -47,7 +47,8 @@ from gm.games import create_game, current_phase, find_game, variant_of
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules
 from gm.lifecycle.phases import history, position
-from gm.mail.outgoing.game_mail import DrawnMaps, draw_planned, plan_attachments, results_html, results_text
+from gm.mail.outgoing.game_mail import results_html, results_text
+from gm.mail.outgoing.mail_maps import DrawnMaps, draw_planned, plan_attachments
 from gm.maps.store import MapStore
 from gm.mail.ingest import ingest
 from gm.randomgame import RandomPlayers

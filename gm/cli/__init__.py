@@ -540,7 +540,7 @@ def _map_render(args: argparse.Namespace) -> int:
     else:
         from gm.games import variant_of
         from gm.lifecycle.phase_names import read_phase
-        from gm.mail.outgoing.game_mail import stored_map
+        from gm.mail.outgoing.mail_maps import stored_map
         with _stored_game(_load_settings(args), args.game, "map render") as found:
             if found is None:
                 return 2

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gm.games import create_game
 from gm.lifecycle import phases
 from gm.lifecycle.report import build_report
-from gm.mail.outgoing import game_mail
+from gm.mail.outgoing import game_mail, mail_maps
 from gm.mail.intake.message import ACK_MARKER, command_lines, read_message
 from gm.mail.outgoing.outbox import Outgoing, build_message
 from gm.mail.outgoing.reply import RESULTS_HEADING, render
@@ -455,7 +455,7 @@ def test_a_map_that_cannot_be_drawn_leaves_the_results_without_it(session_factor
     def broken(*args: Any, **kwargs: Any) -> bytes:
         raise RuntimeError("no ink")
 
-    monkeypatch.setattr(game_mail, "draw_scene", broken)
+    monkeypatch.setattr(mail_maps, "draw_scene", broken)
     with transaction(session_factory) as s:
         game = new_game(s, "standard", STANDARD)
         phases.start(s, game, START)

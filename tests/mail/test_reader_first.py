@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from gm.mail.outgoing.game_mail import draw_attachments
+from gm.mail.outgoing.mail_maps import draw_attachments
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.variants import load_variant
 from gm.view.results import special_orders

@@ -17,7 +17,7 @@ from PIL import Image
 from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, Desk, address
-from gm.mail.outgoing import game_mail
+from gm.mail.outgoing import mail_maps
 from gm.mail.commands.map import MAPS_PER_MAIL
 from gm.mail.ingest import IngestOutcome
 from gm.mail.outgoing.outbox import OutboxSender, Outgoing, build_message
@@ -33,14 +33,14 @@ PNG_IN_BASE64 = "iVBORw0KGgo"  # how every PNG starts, base64
 def drawing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The titles of the maps drawn meanwhile, by anyone."""
     drawn: list[str] = []
-    draw = game_mail.draw_scene
+    draw = mail_maps.draw_scene
 
     def counted(variant: Any, scene: Any, palette: str = "rulebook") -> bytes:
         drawn.append(scene.title)
         return draw(variant, scene, palette)
 
     with monkeypatch.context() as patch:
-        patch.setattr(game_mail, "draw_scene", counted)
+        patch.setattr(mail_maps, "draw_scene", counted)
         yield drawn
 
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from gm.mail.outgoing.game_mail import DrawnMaps, draw_planned, plan_attachments
+from gm.mail.outgoing.mail_maps import DrawnMaps, draw_planned, plan_attachments
 from gm.maps.render import position_scene
 from gm.maps import store as store_module
 from gm.maps.store import KEEP_HOURS, MapStore

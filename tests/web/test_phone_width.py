@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import select
 
 from gm.games import find_game
-from gm.mail.outgoing.game_mail import DrawnMaps, draw_attachments
+from gm.mail.outgoing.mail_maps import DrawnMaps, draw_attachments
 from gm.store.db import make_engine, make_session_factory, transaction
 from gm.store.models import GameStatus, OutboundMail
 from gm.view import paths

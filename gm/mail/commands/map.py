@@ -2,7 +2,7 @@
 of a past phase with its orders and their results, attached to the reply.
 
 Drawing a map is the dearest thing a line can ask for, so the intake draws none: it checks that
-the map can be made and names it in the reply (game_mail.map_attachment), and the outbox sender
+the map can be made and names it in the reply (mail_maps.map_attachment), and the outbox sender
 draws it as it sends the reply. A mail gets one map for each phase (and colours) it asks for, and
 at most MAPS_PER_MAIL of them."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from gm.lifecycle.phase_names import read_phase
 from gm.lifecycle.phases import EndPosition, position_at_end
 from gm.maps.art import has_art
 from gm.mail.commands import Context
-from gm.mail.outgoing.game_mail import map_attachment, map_kind, map_palette, map_phase, reader_palette
+from gm.mail.outgoing.mail_maps import map_attachment, map_kind, map_palette, map_phase, reader_palette
 from gm.store.models import Game, GameStatus
 
 NAME = "MAP"

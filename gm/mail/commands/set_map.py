@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gm.mail.commands import Context
-from gm.mail.outgoing.game_mail import map_palette
+from gm.mail.outgoing.mail_maps import map_palette
 from gm.maps.render import PALETTES
 from gm.store.models import AuditEntry
 

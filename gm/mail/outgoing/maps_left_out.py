@@ -1,5 +1,5 @@
 """What a mail says of a map that could not be drawn. A mail's words are written when it is
-queued, its maps drawn when it is sent (gm.mail.outgoing.game_mail.draw_attachments), and a picture that
+queued, its maps drawn when it is sent (gm.mail.outgoing.mail_maps.draw_attachments), and a picture that
 cannot be drawn then (its phase rolled back, a position the renderer refuses) is left out: the
 HTML must then not show it (a broken image, `cid:` naming no part), nor the text say it is
 attached."""

@@ -49,6 +49,7 @@ from gm.mail.oauth2 import sasl
 from gm.mail.oauth2.providers import OAuth2
 from gm.mail.oauth2.tokens import AccessTokens, SignInError
 from gm.mail.outgoing import mail_log
+from gm.mail.outgoing.mail_maps import DrawnMaps, draw_attachments, draw_planned, plan_attachments
 from gm.mail.outgoing.maps_left_out import without_missing_maps
 from gm.mail.outgoing.pacing import LATE_KIND, Limits, room, slow_down, tell_late
 from gm.mail.outgoing.signing import DkimKey, sign
@@ -113,8 +114,6 @@ class Outgoing:
         once the session's transaction is over."""
         attachments, text, html = row.attachments, row.body_text, row.body_html
         if session is not None:
-            from gm.mail.outgoing.game_mail import draw_attachments, plan_attachments  # the results mail's module
-
             attachments = (draw_attachments(session, attachments, drawn) if draw else
                            plan_attachments(session, attachments, {} if drawn is None else drawn, plans))
             text, html = without_missing_maps(row.attachments, attachments, text, html)
@@ -137,8 +136,6 @@ class Outgoing:
     def drawn(self, drawn: dict[Any, str | None]) -> Outgoing:
         """This mail with the maps planned by of(..., draw=False) drawn (and its words without
         those that could not be: gm.mail.outgoing.maps_left_out)."""
-        from gm.mail.outgoing.game_mail import draw_planned
-
         attachments = draw_planned(self.attachments, drawn)
         text, html = without_missing_maps(self.attachments, attachments, self.body_text, self.body_html)
         return replace(self, attachments=attachments, body_text=text, body_html=html)
@@ -349,12 +346,10 @@ class OutboxSender:
         self._paused_until = 0.0  # time.monotonic(): no sending before (the server asked to slow down)
         self._warned_no_auth = False
         self._more_due = False  # the last look found more due mail than the queue had room for
-        # The maps drawn last (gm.mail.outgoing.game_mail.draw_attachments), kept for the rows that name them
+        # The maps drawn last (gm.mail.outgoing.mail_maps.draw_attachments), kept for the rows that name them
         # too: every reader of a results mail, every address of an acknowledgement with a MAP; and
         # the database's, which every channel shares (gm.maps.store). Only _claim uses it, one call
         # at a time.
-        from gm.mail.outgoing.game_mail import DrawnMaps  # the results mail's module
-
         self.drawn_maps = DrawnMaps()
         self.drawn_maps.store = MapStore(session_factory)
 

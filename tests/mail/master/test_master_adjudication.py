@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from desk import MASTER, STANDARD, Desk, address, new_game, password_hash
 from gm.games import add_master, create_game, current_phase
 from gm.lifecycle import phases
-from gm.mail.outgoing.game_mail import draw_attachments
+from gm.mail.outgoing.mail_maps import draw_attachments
 from gm.store.db import transaction
 from gm.store.models import GamePhase, OrderRecord, OutboundMail, Player, SecretAllocation, utcnow
 from test_cli_game import gm

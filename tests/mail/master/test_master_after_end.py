@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from desk import Desk, address, new_game
-from gm.mail.outgoing.game_mail import draw_attachments
+from gm.mail.outgoing.mail_maps import draw_attachments
 from gm.store.db import transaction
 from gm.store.models import OutboundMail
 from test_master_guards import won_by_france

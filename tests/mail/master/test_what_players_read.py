@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from desk import JUDGE, MASTER, STANDARD, Desk, address, new_game
 
-from gm.mail.outgoing.game_mail import draw_planned, plan_attachments
+from gm.mail.outgoing.mail_maps import draw_planned, plan_attachments
 from gm.mail.intake.message import ACK_MARKER, command_lines
 from gm.mail.outgoing.outbox import OutboxSender
 from gm.mail.outgoing.reply import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING

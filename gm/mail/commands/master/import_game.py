@@ -31,7 +31,8 @@ from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.intake.auth import new_password_refused
 from gm.mail.intake.message import InboundMessage, command_lines
 from gm.mail.outgoing import press
-from gm.mail.outgoing.game_mail import deadline_text, map_attachment, map_palette, reader_palette, thread_id
+from gm.mail.outgoing.game_mail import deadline_text, thread_id
+from gm.mail.outgoing.mail_maps import map_attachment, map_palette, reader_palette
 from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
 from gm.maps.render import position_scene, render

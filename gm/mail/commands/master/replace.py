@@ -17,14 +17,8 @@ from gm.lifecycle.players import great_power, replace
 from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.commands import Context
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.outgoing.game_mail import (
-    deadline_text,
-    map_attachment,
-    queue_announcement,
-    reader_palette,
-    results_text,
-    thread_id,
-)
+from gm.mail.outgoing.game_mail import deadline_text, queue_announcement, results_text, thread_id
+from gm.mail.outgoing.mail_maps import map_attachment, reader_palette
 from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, new_message_id, utcnow
