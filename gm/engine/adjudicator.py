@@ -10,7 +10,7 @@ from gm.engine.model import (ADDED_CENTRES, RETREATS, Dislodged, GameState, Phas
                              province_of)
 from gm.engine.orders import (Allocation, Build, Convoy, Disband, Move, Order, Permit, Retreat, Step, Steps,
                               SupportMove, TwoPhase, Waive)
-from gm.engine.movement import resolve_movement
+from gm.engine.movement import reaches, resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
 from gm.engine.variant import Variant
@@ -272,9 +272,7 @@ def _with_partner(variant: Variant, state: GameState, order: Order) -> str | Non
         # A support of a move that needs a convoy nobody ordered here: the resolver never comes to
         # the supporter's reach; judged as it would be.
         unit, dest = state.units.get(order.province), province_of(order.dest)
-        if unit is not None and unit.province != dest and dest not in (
-                variant.map.army.get(unit.province, ()) if unit.type is UnitType.ARMY
-                else variant.map.fleet_provinces.get(unit.location, ())):
+        if unit is not None and unit.province != dest and not reaches(variant, unit, dest):
             kind = "army" if unit.type is UnitType.ARMY else "fleet"
             why = f"the {kind} in {variant.map.name(unit.location)} cannot reach {variant.map.name(dest)}, so it " \
                   "cannot support a move there"

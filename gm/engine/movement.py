@@ -11,6 +11,11 @@ from gm.engine.results import OrderResult
 from gm.engine.variant import Variant
 
 
+def reaches(variant: Variant, unit: Unit, province: str) -> bool:
+    """Whether `unit` can move to `province` (and so support there), as the variant's resolver judges it."""
+    return (multiple if variant.rules.multiple_units else resolve).reaches(variant.map, unit, province)
+
+
 def resolve_movement(
     variant: Variant, state: GameState, orders: Sequence[Order]
 ) -> tuple[list[OrderResult], dict[str, Unit], dict[str, Dislodged], frozenset[str]]:

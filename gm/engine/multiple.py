@@ -67,6 +67,11 @@ def strength_in(variant: Variant, part: tuple[int, int], province: str) -> int:
     return fleets if terrain is SEA else armies if terrain is LAND else armies + fleets
 
 
+def reaches(game_map: GameMap, unit: Unit, province: str) -> bool:
+    """Whether the whole of `unit` can move to `province` (and so support there)."""
+    return reach(game_map, unit, (unit.n_armies, unit.n_fleets), province) > 0
+
+
 def reach(game_map: GameMap, unit: Unit, part: tuple[int, int], province: str) -> int:
     """The strength `part` of `unit` can lend in `province` (0: it cannot reach it)."""
     armies, fleets = part
@@ -356,7 +361,7 @@ class MultiMovement(Movement):
         return not self.part[i][1]
 
     def _reaches(self, unit: Unit, prov: str) -> bool:
-        return self._reach(unit, (unit.n_armies, unit.n_fleets), prov) > 0
+        return reaches(self.map, unit, prov)
 
     def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:  # type: ignore[override]
         part = acting_part(self.variant, unit, order)

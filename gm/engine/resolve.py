@@ -61,6 +61,13 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
     return None, f"no fleet can reach {name(dest_prov)} from {name(unit.location)}"
 
 
+def reaches(game_map: GameMap, unit: Unit, prov: str) -> bool:
+    """Whether one unit a space can move to `prov` (and so support there)."""
+    if unit.type is UnitType.ARMY:
+        return prov in game_map.army.get(unit.province, ())
+    return prov in game_map.fleet_provinces.get(unit.location, ())
+
+
 class Movement:
     """One movement phase being resolved (one unit to a province; multiple.MultiMovement extends it
     for variants with multiple units)."""
@@ -385,9 +392,7 @@ class Movement:
         return f"no army can reach {name(dest_prov)} from {name(src)}: no fleets stand where they could convoy it"
 
     def _reaches(self, unit: Unit, prov: str) -> bool:
-        if unit.type is ARMY:
-            return prov in self.map.army.get(unit.province, ())
-        return prov in self.map.fleet_provinces.get(unit.location, ())
+        return reaches(self.map, unit, prov)
 
     def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:
         target = order.target
