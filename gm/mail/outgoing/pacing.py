@@ -64,9 +64,9 @@ def room(session: Session, limits: Limits, now: datetime) -> tuple[int | None, d
     unproven: int | None = None
     free_at: datetime | None = None
     for window, limit in limits.windows():
-        used = _used(session, now - window)
+        used, used_unproven = _used(session, now - window)
         left = limit - used if left is None else min(left, limit - used)
-        share = limit // UNPROVEN_SHARE - _used(session, now - window, unproven=True)
+        share = limit // UNPROVEN_SHARE - used_unproven
         unproven = share if unproven is None else min(unproven, share)
         if used >= limit:  # a slot frees when the oldest of the window's last `limit` leaves it
             oldest = session.scalar(select(OutboundMail.claimed_at).where(OutboundMail.claimed_at > now - window)
@@ -77,9 +77,12 @@ def room(session: Session, limits: Limits, now: datetime) -> tuple[int | None, d
     return max(left, 0), (free_at if left <= 0 else None), max(min(unproven, left), 0)
 
 
-def _used(session: Session, since: datetime, *, unproven: bool = False) -> int:
-    query = select(func.count()).select_from(OutboundMail).where(OutboundMail.claimed_at > since)
-    return session.scalar(query.where(OutboundMail.unproven) if unproven else query) or 0
+def _used(session: Session, since: datetime) -> tuple[int, int]:
+    """Mails taken to send since `since`, and of them those to unproven addresses: one count."""
+    used, unproven = session.execute(
+        select(func.count(), func.count().filter(OutboundMail.unproven))
+        .where(OutboundMail.claimed_at > since)).one()
+    return int(used or 0), int(unproven or 0)
 
 
 def gone_by(session: Session, limits: Limits, now: datetime, mails: int) -> datetime:
@@ -87,7 +90,7 @@ def gone_by(session: Session, limits: Limits, now: datetime, mails: int) -> date
     taken as instant): each window lets `limit` through, less what it has sent already."""
     end = now
     for window, limit in limits.windows():
-        left = limit - _used(session, now - window)
+        left = limit - _used(session, now - window)[0]
         if mails > left:
             end = max(end, now + window * math.ceil((mails - max(left, 0)) / limit))
     return end
