@@ -122,6 +122,7 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     assert named is not None
     final = email.message_from_bytes(Path(named.group(1)).read_bytes(), policy=email.policy.default)
     assert final["To"] in players and final["Subject"] == end[0][2]
+    assert final["List-Id"] == '"gm game demo" <demo.games.judge.example>'  # as the outbox sent it
     assert "Special orders the GM accepted: " in summary and str(tmp_path / "mail") in summary
     # and the game's web pages beside the mail, gm serve's, their index named
     index = tmp_path / "pages" / "index.html"

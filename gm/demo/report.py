@@ -11,7 +11,7 @@ import email.policy
 import re
 import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from gm.demo.players import Tally, slug
 from gm.demo.scripts import GAME, GM, LEADERS, MASTER, Script
 from gm.engine.variant import Variant
+from gm.mail.outgoing.list_headers import list_headers
 from gm.mail.outgoing.outbox import Outgoing, build_message
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, InboundMail, OrderRecord, OutboundMail, Player, SecretAllocation
@@ -132,11 +133,12 @@ def write_eml(engine: Engine, out: Path) -> Written:
             (folder / "in" / f"{i:03d}-from-{name}.eml").write_bytes(mail.raw)
         outbound = session.scalars(select(OutboundMail).where(OutboundMail.sent_at.is_not(None))
                                    .order_by(OutboundMail.sent_at, OutboundMail.id)).all()
+        listed = list_headers(session, outbound, GM, None)  # as the outbox wrote them (List-Id, ...)
         for i, row in enumerate(outbound, 1):
             written.counts["out"][row.kind] += 1
             name = who.get(row.to_addr, slug(row.to_addr))
             path = folder / "out" / f"{i:03d}-to-{name}-{row.kind}.eml"
-            path.write_bytes(build_message(Outgoing.of(row, session), GM))
+            path.write_bytes(build_message(replace(Outgoing.of(row, session), headers=listed.get(row.id, ())), GM))
             # The end mail: queued in the transaction that ended the game.
             if finished is not None and row.kind in END_KINDS and row.created_at >= finished:
                 written.ends[row.to_addr] = path
