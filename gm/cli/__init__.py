@@ -188,7 +188,7 @@ def _db_restore(args: argparse.Namespace) -> int:
 
 
 HOUSE_RULE_FLAGS = ("movement", "retreat", "adjustment", "bidding", "days", "hour", "timezone", "grace", "nmr", "late_limit",
-                    "remind_before", "absence_days", "draw", "draw_votes", "pages", "pages_press")
+                    "remind_before", "absence_days", "draw", "draw_votes", "pages", "pages_press", "language")
 
 
 def _game_new(args: argparse.Namespace) -> int:
@@ -663,6 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--days", help="weekdays a deadline may fall on: mon-fri, sat,sun (default: any)")
     rules.add_argument("--hour", help="the hour of day every deadline falls on, 0-23 (default: any)")
     rules.add_argument("--timezone", help="the game's time zone (default: the judge's, GM_TIMEZONE)")
+    rules.add_argument("--language", help="the game's language: its pages, and its mail to whoever chose none "
+                                          "(SET LANGUAGE): en (default), fr, de, it")
     rules.add_argument("--grace", metavar="DURATION", help="orders still taken this long after a deadline, marked late (default 0)")
     rules.add_argument("--nmr", choices=("defaults", "wait"), help="missing orders at the end of grace: the rules' defaults (default) or wait")
     rules.add_argument("--late-limit", dest="late_limit", help="deadlines missed in a row before civil disorder (default 3; 0: never)")

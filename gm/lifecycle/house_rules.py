@@ -11,6 +11,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gm.engine.model import PhaseKind
+from gm.i18n import ENGLISH, LANGUAGES, known_language
 
 NmrPolicy = Literal["defaults", "wait"]
 NMR_POLICIES: tuple[NmrPolicy, ...] = ("defaults", "wait")
@@ -62,6 +63,8 @@ class HouseRules:
     draw_votes: VotePolicy = "secret"
     pages: PagesRule = "listed"
     pages_press: PressOnPages = "none"
+    # The game's language (gm.i18n): its pages', and its mail's for a reader who chose none.
+    language: str = ENGLISH
 
     def duration(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat, PhaseKind.SECOND_RETREAT: self.retreat,
@@ -161,6 +164,11 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
             except (ZoneInfoNotFoundError, ValueError):
                 raise HouseRuleError(f"unknown time zone {value!r}: give a name such as UTC or Europe/London") from None
             values[name] = str(value)
+        elif name == "language":
+            language = known_language(str(value))
+            if language is None:
+                raise HouseRuleError(f"unknown language {value!r}: one of {', '.join(LANGUAGES)}")
+            values[name] = language
         elif name == "nmr":
             if value not in NMR_POLICIES:
                 raise HouseRuleError(f"nmr must be one of {', '.join(NMR_POLICIES)}, not {value!r}")

@@ -662,7 +662,7 @@ class _Answer:
                          render_ack(message.subject, ctx.results, _status(ctx, to),
                                     [*ctx.sections, *((title, text) for reader, title, text in ctx.private_sections
                                                       if reader == to)],
-                                    unread=unread, reader=to),
+                                    unread=unread, reader=to, lang=ctx.language(to)),
                          "ack", ctx.attachments_for(to) or None)
                 for to in addresses]
         return acks + notices
@@ -671,7 +671,7 @@ class _Answer:
         """The fixed notice to a sender the mail was not answered at: why signing on failed, and
         where the answers of sign-ons went, the same whether their passwords were right or not;
         nothing of what the mail said."""
-        text = render_notice("stranger", gm_address=self.batch.gm_address,
+        text = render_notice("stranger", ctx.language(self.message.sender), gm_address=self.batch.gm_address,
                              sections=[] if ctx.elsewhere else ctx.sections,
                              problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL],
                              elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL],

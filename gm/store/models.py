@@ -352,6 +352,17 @@ class QuietAddress(Base):
     since: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class ReaderLanguage(Base):
+    """The language an address reads the judge's mail in (SET LANGUAGE): in every game it plays,
+    runs or watches, over the game's own language (gm.store.languages)."""
+
+    __tablename__ = "reader_languages"
+
+    address: Mapped[str] = mapped_column(String(EMAIL), primary_key=True)
+    language: Mapped[str] = mapped_column(String(16))
+    since: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class DrawnMap(Base):
     """A map drawn once for every channel (gm.maps.store): the PNG, under a digest of what it is
     drawn from. Kept a few hours after it was drawn."""

@@ -35,7 +35,7 @@ from gm.view.reader import PUBLIC
 from gm.view.results import deadline_text, public_results
 from gm.view.templates import PRESS_HEADING, templates_dir
 
-_EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/en/press.txt.j2)
+_EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/mail/press.txt.j2)
 _PRESS_END = "\n\n-- end of press --"
 _GM_COPY = "(a copy for the GM"
 _BATCHED = f"\n{'-' * 72}\n"  # between the press blocks of one mail

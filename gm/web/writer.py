@@ -14,22 +14,22 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import select_autoescape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gm.engine.variant import Variant
+from gm.i18n import ENGLISH
 from gm.maps.art import has_art
 from gm.maps.render import PALETTES, power_colours, position_scene, render, results_scene
 from gm.maps.store import MapStore
 from gm.store.models import Game
 from gm.variants import load_variant
 from gm.view import paths
-from gm.view.templates import templates_dir
+from gm.view.templates import environment, templates_dir
 from gm.web.pages import GamePages, MapSource, game_pages, index_entry
 
 STYLE = "style.css"
@@ -37,14 +37,11 @@ MANIFEST = "drawn.json"  # in a game's maps/ folder: each map's file -> what it 
 PAGES_MANIFEST = ".pages.json"  # in a game's folder: each page -> what it showed when written
 
 
-@cache
-def _environment(folder: str) -> Environment:
-    return Environment(loader=FileSystemLoader(folder), undefined=StrictUndefined, trim_blocks=True,
-                       lstrip_blocks=True, autoescape=select_autoescape(("html.j2",), default=True))
+_PAGES = select_autoescape(("html.j2",), default=True)
 
 
-def _render(name: str, **values: Any) -> str:
-    return _environment(str(templates_dir() / "web")).get_template(name).render(**values)
+def _render(name: str, language: str = ENGLISH, **values: Any) -> str:
+    return environment("web", language, autoescape=_PAGES).get_template(name).render(**values)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game
 from gm.mail.intake.auth import Failures, new_password_refused
 from gm.mail.budget import WINDOW
 from gm.mail.intake.message import InboundMessage
+from gm.store.languages import language_of
 from gm.store.models import AuditEntry, Game, GamePhase, Master, Observer, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
@@ -280,6 +281,7 @@ class Context:
     changed: bool = False  # whether the mail changed anything (orders, players, passwords)
     trusted_masters: frozenset[str] = frozenset()  # addresses that may CREATE a game (the settings')
     public_url: str | None = None  # where the games' web pages are published: results link to them
+    _languages: dict[tuple[str, int | None], str] = field(default_factory=dict)  # see language()
 
     @property
     def dkim(self) -> Verdict | None:
@@ -291,6 +293,19 @@ class Context:
     def authenticated(self) -> bool:
         """Whether the mail's From address is proved by the mail itself (see gm.mail.intake.provenance)."""
         return self.provenance is not None and self.provenance.authenticated
+
+    def language(self, address: str | None = None) -> str:
+        """The language `address` (None: whoever the lines are answered to now) reads the judge
+        in, about the game signed on to (gm.store.languages): that of its answers and of the
+        words its orders are read in first."""
+        address = (address or self.line_owner or self.message.sender).lower()
+        key = (address, self.game.id if self.game is not None else None)
+        if key not in self._languages:
+            self._languages[key] = language_of(self.session, address, self.game)
+        return self._languages[key]
+
+    def forget_language(self, address: str) -> None:
+        self._languages = {k: v for k, v in self._languages.items() if k[0] != address.lower()}
 
     def phase(self) -> CurrentPhase | None:
         """The current phase of the signed-on game."""

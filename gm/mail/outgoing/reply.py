@@ -1,16 +1,16 @@
-"""Acknowledgements: what the judge understood of a mail, rendered from templates/<lang>/ack.txt.j2."""
+"""Acknowledgements: what the judge understood of a mail, rendered from templates/mail/ack.txt.j2 in the reader's language."""
 from __future__ import annotations
 
-import os
 import textwrap
 from dataclasses import dataclass, field
-from functools import cache
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import select_autoescape
+
+from gm.i18n import ENGLISH
 
 from gm.mail.commands.context import LineResult
 from gm.mail.intake.message import ACK_MARKER
-from gm.view.templates import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING, templates_dir  # noqa: F401 - and for mail
+from gm.view.templates import NOTICE_HEADING, PRESS_HEADING, RESULTS_HEADING, environment  # noqa: F401 - and for mail
 
 
 @dataclass
@@ -80,18 +80,8 @@ def fill(text: str, width: int = WIDTH) -> str:
     return "\n".join(line if line[:1] == " " else hang(line, 0, width) for line in lines).replace(_KEEP, " ")
 
 
-@cache
-def _environment(folder: str) -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(folder),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=select_autoescape(("html.j2",), default_for_string=False, default=False),  # HTML mail only
-    )
-    env.filters.update(keep=keep, hang=hang, fill=fill)
-    return env
+_MAIL_FILTERS = {"keep": keep, "hang": hang, "fill": fill}
+_HTML_MAIL = select_autoescape(("html.j2",), default_for_string=False, default=False)  # HTML mail only escapes
 
 
 MAX_SHOWN_LINES = 100  # lines of a mail shown back in its acknowledgement; the rest are counted
@@ -110,7 +100,7 @@ def render_ack(
     sections: list[tuple[str, str]],
     refused: str = "",
     unread: int = 0,
-    lang: str = "en",
+    lang: str = ENGLISH,
     reader: str | None = None,
 ) -> str:
     """The acknowledgement of a player's mail, as `reader` (the address it goes to; None: the
@@ -128,16 +118,18 @@ def render_ack(
     )
 
 
-def render_notice(name: str, lang: str = "en", **values: object) -> str:
-    """A fixed notice, templates/<lang>/<name>.txt.j2: nothing in it comes from the mail that
+def render_notice(name: str, lang: str = ENGLISH, **values: object) -> str:
+    """A fixed notice, templates/mail/<name>.txt.j2: nothing in it comes from the mail that
     caused it but what `values` give (the judge's own words, names from the database). Headed as
     an acknowledgement when it answers the reader's own mail, else as a notice."""
     return render(f"{name}.txt.j2", lang, marker=ACK_MARKER if name in _ANSWERS else NOTICE_HEADING, **values)
 
 
-def render(template: str, lang: str = "en", **values: object) -> str:
-    """templates/<lang>/<template> with `values`; a .html.j2 template escapes what it is given."""
-    return _environment(os.path.join(templates_dir(), lang)).get_template(template).render(**values)
+def render(template: str, lang: str = ENGLISH, **values: object) -> str:
+    """templates/mail/<template> with `values`, written in `lang`; a .html.j2 template escapes
+    what it is given."""
+    env = environment("mail", lang, _MAIL_FILTERS, keep_trailing_newline=True, autoescape=_HTML_MAIL)
+    return env.get_template(template).render(**values)
 
 
 def reply_subject(subject: str) -> str:
