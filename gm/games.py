@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from gm.engine.adjust import adjustment_counts
 from gm.engine.model import RETREATS, GameState, PhaseKind, parse_designation
 from gm.engine.variant import Variant
+from gm.i18n import Text, _, _n
 from gm.store.db import state_from_json
 from gm.store.models import (AuditEntry, Game, GamePhase, GameStatus, Master, Observer, OrderRecord, Player,
                              SecretAllocation)
@@ -22,21 +23,25 @@ from gm.variants import canonical_name, load_variant
 class GameError(ValueError):
     """Something a command asked of a game that cannot be done; the message goes to the sender."""
 
+    def __str__(self) -> str:
+        # A Text message stays one (str() of it is the reader's sentence, written in their language)
+        message = self.args[0] if len(self.args) == 1 else None
+        return message if isinstance(message, Text) else super().__str__()
+
 
 GAME_NAME_MAX = 64  # the width of games.name
 # ASCII only: a Cyrillic 'а' or a Kelvin sign would make a name that looks like another game's.
 _GAME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-GAME_NAME_RULE = (
-    f"a game name is 1 to {GAME_NAME_MAX} ASCII letters, digits, '-' and '_', starting with a letter or digit; "
-    "case does not matter (AE1 is ae1)"
-)
+GAME_NAME_RULE = _(
+    "a game name is 1 to {count} ASCII letters, digits, '-' and '_', starting with a letter or digit; "
+    "case does not matter (AE1 is ae1)", count=GAME_NAME_MAX)
 
 
 def game_name(name: str) -> str:
     """The name as stored (lower case); raises GameError if it breaks GAME_NAME_RULE."""
     name = name.strip()
     if len(name) > GAME_NAME_MAX or not _GAME_NAME.fullmatch(name):
-        raise GameError(f"{GAME_NAME_RULE}; {name!r} is not{_why_not(name)}")
+        raise GameError(_why_not(name))
     return name.lower()
 
 
@@ -44,8 +49,12 @@ def _why_not(name: str) -> str:
     # Name the first non-ASCII character: on screen it may be indistinguishable from an ASCII one.
     odd = next((c for c in name if not c.isascii()), None)
     if odd is not None:
-        return f" ({odd!r} is {unicodedata.name(odd, f'U+{ord(odd):04X}')})"
-    return f" ({len(name)} characters)" if len(name) > GAME_NAME_MAX else ""
+        return _("{rule}; {name} is not ({character} is {character_name})", rule=GAME_NAME_RULE, name=repr(name),
+                 character=repr(odd), character_name=unicodedata.name(odd, f"U+{ord(odd):04X}"))
+    if len(name) > GAME_NAME_MAX:
+        return _n("{rule}; {name} is not ({count} character)", "{rule}; {name} is not ({count} characters)",
+                  len(name), rule=GAME_NAME_RULE, name=repr(name))
+    return _("{rule}; {name} is not", rule=GAME_NAME_RULE, name=repr(name))
 
 
 @dataclass
@@ -58,10 +67,11 @@ def create_game(session: Session, name: str, variant: str, actor: str = "system"
     """A new game, forming: players JOIN it until every power is taken."""
     name = game_name(name)
     if session.scalar(select(Game).where(Game.name == name)) is not None:
-        raise GameError(f"there is already a game called {name}")
+        raise GameError(_("there is already a game called {game}", game=name))
     unfinished = load_variant(variant).rules.unfinished
     if unfinished:
-        raise GameError(f"{load_variant(variant).title} cannot be played yet: {unfinished}")
+        raise GameError(_("{variant} cannot be played yet: {why}", variant=load_variant(variant).title,
+                          why=unfinished))
     game = Game(name=name, variant=canonical_name(variant), status=GameStatus.FORMING)
     session.add(game)
     session.flush()

@@ -14,6 +14,7 @@ from gm.engine.movement import reaches, resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 
 @dataclass
@@ -59,7 +60,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
             waiting = state.with_(extra={**state.extra, second.PENDING: second.to_json(pending)}) if pending else state
             nxt = _next(waiting, phase, units, dislodged=dislodged, contested=contested)
             return Adjudication(state.phase, results, units, dislodged, nxt)
-        disbanded = [d.unit for _, d in sorted(dislodged.items())]
+        disbanded = [d.unit for _prov, d in sorted(dislodged.items())]
         if pending:
             return _second_moves(variant, state, results, units, dislodged, disbanded, pending, PhaseKind.RETREAT)
         return _after_turn(variant, state, results, units, dislodged, disbanded)
@@ -74,7 +75,7 @@ def adjudicate(variant: Variant, state: GameState, orders: Sequence[Order]) -> A
     spring = Phase(state.phase.year + 1, Season.SPRING, PhaseKind.MOVEMENT)
     if kind is PhaseKind.BIDDING:
         # The bids are side orders the rules have settled in `prepare`; no unit moves.
-        refused = [OrderResult(o, Result.VOID, "only IP bids are given in a bidding phase") for o in unit_orders]
+        refused = [OrderResult(o, Result.VOID, _("only IP bids are given in a bidding phase")) for o in unit_orders]
         nxt = _next(state, spring, dict(state.units))
         return Adjudication(state.phase, refused + side_results, nxt.units, {}, nxt)
     results, units, disbanded = resolve_adjustments(variant, state, unit_orders)
@@ -116,7 +117,7 @@ def _second_moves(
         phase = Phase(state.phase.year, state.phase.season, retreat_kind)
         nxt = _next(state, phase, units, dislodged=second_dislodged, contested=contested)
         return Adjudication(state.phase, results, units, everything, nxt, disbanded=disbanded)
-    disbanded = disbanded + [d.unit for _, d in sorted(second_dislodged.items())]
+    disbanded = disbanded + [d.unit for _prov, d in sorted(second_dislodged.items())]
     return _after_turn(variant, state, results, units, everything, disbanded)
 
 
@@ -185,7 +186,8 @@ def _allocations_to_void_orders(results: list[OrderResult], side: list[OrderResu
     for r in side:
         inner = r.order.order if type(r.order) is Allocation else None
         if inner is not None and r.result is Result.SUCCEEDS and inner.province in void:
-            r = OrderResult(r.order, Result.FAILS, f"allocation counted; the order was void: {void[inner.province]}")
+            r = OrderResult(r.order, Result.FAILS, _("allocation counted; the order was void: {reason}",
+                                                     reason=void[inner.province]))
         out.append(r)
     return out
 
@@ -202,7 +204,7 @@ def order_warning(variant: Variant, state: GameState, order: Order) -> str | Non
     why = _partner_void(variant, state, partner, results) or next(
         (r.reason for r in results if r.result is Result.VOID and r.order is not partner and type(r.order) is not Allocation
          and r.order.province == inner.province and not _needs_partner(r.reason)), None)
-    return f"the order cannot work: {why}; the points would be spent all the same" if why else None
+    return _("the order cannot work: {reason}; the points would be spent all the same", reason=why) if why else None
 
 
 def _partner(variant: Variant, state: GameState, order: Order) -> Move | None:
@@ -224,9 +226,12 @@ def _partner_void(variant: Variant, state: GameState, partner: Move | None, resu
     theirs = next((r for r in results if partner is not None and r.order is partner), None)
     if partner is None or theirs is None or theirs.result is not Result.VOID or _needs_partner(theirs.reason):
         return None
-    kind = "army" if partner.unit_type is UnitType.ARMY else "fleet"
-    return (f"the {kind} in {variant.map.name(partner.province)} cannot move to {variant.map.name(partner.dest)}: "
-            f"{theirs.reason}")
+    province, dest = variant.map.name(partner.province), variant.map.name(partner.dest)
+    if partner.unit_type is UnitType.ARMY:
+        return _("the army in {province} cannot move to {destination}: {reason}", province=province, destination=dest,
+                 reason=theirs.reason)
+    return _("the fleet in {province} cannot move to {destination}: {reason}", province=province, destination=dest,
+             reason=theirs.reason)
 
 
 def check_order(variant: Variant, state: GameState, order: Order) -> str | None:
@@ -273,9 +278,11 @@ def _with_partner(variant: Variant, state: GameState, order: Order) -> str | Non
         # the supporter's reach; judged as it would be.
         unit, dest = state.units.get(order.province), province_of(order.dest)
         if unit is not None and unit.province != dest and not reaches(variant, unit, dest):
-            kind = "army" if unit.type is UnitType.ARMY else "fleet"
-            why = f"the {kind} in {variant.map.name(unit.location)} cannot reach {variant.map.name(dest)}, so it " \
-                  "cannot support a move there"
+            where, there = variant.map.name(unit.location), variant.map.name(dest)
+            why = (_("the army in {province} cannot reach {destination}, so it cannot support a move there",
+                     province=where, destination=there) if unit.type is UnitType.ARMY else
+                   _("the fleet in {province} cannot reach {destination}, so it cannot support a move there",
+                     province=where, destination=there))
     return why
 
 

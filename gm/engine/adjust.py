@@ -10,6 +10,7 @@ from gm.engine.multiple import acting_part
 from gm.engine.orders import Build, Disband, Order, Waive
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
+from gm.i18n import _, _n
 
 
 def adjustment_counts(variant: Variant, state: GameState) -> dict[str, int]:
@@ -80,12 +81,15 @@ def resolve_adjustments(
         if isinstance(order, (Build, Waive)):
             n = sum(order.part) if order.part and per == 1 else 1  # 'Build 2A Par' (multiple units) is two builds
             if due <= 0:
-                results.append(OrderResult(order, Result.VOID, f"{power} has no builds this winter"))
+                results.append(OrderResult(order, Result.VOID, _("{power} has no builds this winter", power=power)))
             elif used.get(power, 0) >= due:
-                results.append(OrderResult(order, Result.VOID, f"{power} has already used all {due} of its builds"))
+                results.append(OrderResult(order, Result.VOID, _n("{power} has already used all {count} of its builds",
+                                                                  "{power} has already used all {count} of its builds",
+                                                                  due, power=power)))
             elif used.get(power, 0) + n > due:
                 left = due - used.get(power, 0)
-                results.append(OrderResult(order, Result.VOID, f"{power} has only {left} build{'s' if left > 1 else ''} left"))
+                results.append(OrderResult(order, Result.VOID, _n("{power} has only {count} build left",
+                                                                  "{power} has only {count} builds left", left, power=power)))
             elif isinstance(order, Waive):
                 used[power] = used.get(power, 0) + 1
                 results.append(OrderResult(order, Result.SUCCEEDS))
@@ -105,19 +109,28 @@ def resolve_adjustments(
             if per > 1 and type(part) is tuple and part[1] and order.part is None:
                 part = (part[0], min(per, unit.n_fleets))  # type: ignore[union-attr]  # fleets go so many a centre
             if due >= 0:
-                results.append(OrderResult(order, Result.VOID, f"{power} has no units to remove this winter"))
+                results.append(OrderResult(order, Result.VOID, _("{power} has no units to remove this winter", power=power)))
             elif unit is None or unit.power != power or order.province not in state.units:
-                results.append(OrderResult(order, Result.VOID, f"{power} has no unit in {name(order.province)} to remove"))
-            elif type(part) is str:
+                results.append(OrderResult(order, Result.VOID, _("{power} has no unit in {province} to remove", power=power,
+                                                                 province=name(order.province))))
+            elif isinstance(part, str):
                 results.append(OrderResult(order, Result.VOID, part))
             elif unit.leader:
-                results.append(OrderResult(order, Result.VOID, f"{unit.leader} is a leader: he needs no centre, so removing him removes nothing due"))
+                # TRANSLATORS: {leader} is a leader's name (1700AD II): 'Marlborough'
+                results.append(OrderResult(order, Result.VOID, _("{leader} is a leader: he needs no centre, so removing him "
+                                                                 "removes nothing due", leader=unit.leader)))
             elif variant.map.is_sea(unit.province) and unit.n_armies - part[0] > unit.n_fleets - part[1]:  # type: ignore[index]
-                results.append(OrderResult(order, Result.VOID, f"the armies aboard in {name(unit.province)} would be left without fleets to carry them: remove an army first, or the whole unit"))
+                results.append(OrderResult(order, Result.VOID, _("the armies aboard in {province} would be left without "
+                                                                 "fleets to carry them: remove an army first, or the whole "
+                                                                 "unit", province=name(unit.province))))
             elif removed_for.get(power, 0) + _count(part, per) > -due:  # type: ignore[arg-type]
-                results.append(OrderResult(order, Result.VOID, f"{power} has already removed all {-due} units it must"
-                                           if removed_for.get(power, 0) >= -due else
-                                           f"{power} has only {-due - removed_for.get(power, 0)} more units to remove"))
+                more = -due - removed_for.get(power, 0)
+                results.append(OrderResult(order, Result.VOID, _n("{power} has already removed all {count} units it must",
+                                                                  "{power} has already removed all {count} units it must",
+                                                                  -due, power=power)
+                                           if more <= 0 else
+                                           _n("{power} has only {count} more units to remove",
+                                              "{power} has only {count} more units to remove", more, power=power)))
             else:
                 removed_for[power] = removed_for.get(power, 0) + _count(part, per)  # type: ignore[arg-type]
                 left = (unit.n_armies - part[0], unit.n_fleets - part[1])  # type: ignore[index]
@@ -128,7 +141,7 @@ def resolve_adjustments(
                     del units[order.province]
                 results.append(OrderResult(order, Result.SUCCEEDS))
         else:
-            results.append(OrderResult(order, Result.VOID, "only build, remove and waive orders are given in winter"))
+            results.append(OrderResult(order, Result.VOID, _("only build, remove and waive orders are given in winter")))
     disbanded: list[Unit] = []
     for power, due in sorted(counts.items()):
         missing = -due - removed_for.get(power, 0)
@@ -173,7 +186,12 @@ def _removed_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int]
     if order.part is not None or kind is None:
         return acting_part(variant, unit, order)
     if not (unit.n_armies if kind is UnitType.ARMY else unit.n_fleets):
-        return f"the unit in {variant.map.name(unit.province)} is {'an army' if unit.type is UnitType.ARMY and unit.single else 'a fleet' if unit.single else unit.designation}"
+        where = variant.map.name(unit.province)
+        if not unit.single:
+            # TRANSLATORS: {unit} is how the unit is written: '2A', 'A/F'
+            return _("the unit in {province} is {unit}", province=where, unit=unit.designation)
+        return (_("the unit in {province} is an army", province=where) if unit.type is UnitType.ARMY else
+                _("the unit in {province} is a fleet", province=where))
     return (1, 0) if kind is UnitType.ARMY else (0, 1)
 
 
@@ -204,29 +222,33 @@ def _check_build(variant: Variant, state: GameState, units: dict[str, Unit], sit
     prov = order.province
     name = variant.map.name(prov)
     if prov not in variant.map.provinces:
-        return f"{prov} is not a province"
+        return _("{province} is not a province", province=prov)
     if order.unit_type is None:
-        return "say whether to build an army or a fleet"
+        return _("say whether to build an army or a fleet")
     if prov not in sites:
         if not variant.map.provinces[prov].supply_centre:
-            return f"{name} is not a supply centre"
-        return f"{order.power} cannot build in {name}"
+            return _("{province} is not a supply centre", province=name)
+        return _("{power} cannot build in {province}", power=order.power, province=name)
     if not _vacant(variant, units, prov, order.power):
-        return f"{name} is not vacant"
+        return _("{province} is not vacant", province=name)
     there = units.get(prov)
     if there is not None and order.unit_type is UnitType.FLEET and there.n_fleets and there.location != order.location:
-        return f"the fleets in {name} are on {variant.map.name(there.location)}: build the fleet there"
+        # TRANSLATORS: {coast} is a coast of the province: 'Spain (north coast)'
+        return _("the fleets in {province} are on {coast}: build the fleet there", province=name,
+                 coast=variant.map.name(there.location))
     barred = variant.rules.build_refusal(variant, state, order)
     if barred:
         return barred
     terrain = variant.map.provinces[prov].terrain
     if order.unit_type is UnitType.ARMY:
-        return "" if terrain in (Terrain.LAND, Terrain.COAST) else f"an army cannot stand in {name}"
+        return "" if terrain in (Terrain.LAND, Terrain.COAST) else _("an army cannot stand in {province}", province=name)
     locations = variant.map.fleet_locations(prov)
     if not locations:
-        return f"a fleet cannot be built in {name}: it has no coast"
+        return _("a fleet cannot be built in {province}: it has no coast", province=name)
     if order.location not in locations:
-        return f"name the coast of {name} to build the fleet on" if order.location == prov else f"{variant.map.name(order.location)} is no coast of {name}"
+        if order.location == prov:
+            return _("name the coast of {province} to build the fleet on", province=name)
+        return _("{coast} is no coast of {province}", coast=variant.map.name(order.location), province=name)
     return ""
 
 

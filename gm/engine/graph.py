@@ -6,9 +6,11 @@ from functools import cached_property
 from enum import Enum
 
 from gm.engine.model import province_of
+from gm.i18n import _, _p
 
-
-COAST_NAMES = {"NC": "north coast", "SC": "south coast", "EC": "east coast", "WC": "west coast"}
+# The coasts as a reader reads them.
+COAST_NAMES = {"NC": _p("coast", "north coast"), "SC": _p("coast", "south coast"), "EC": _p("coast", "east coast"),
+               "WC": _p("coast", "west coast")}
 
 
 class Terrain(str, Enum):
@@ -60,11 +62,12 @@ class GameMap:
 
     def name(self, location: str) -> str:
         """What players read: 'Munich', 'St Petersburg (south coast)'; unknown text as given."""
-        prov, _, coast = location.partition("/")
+        prov, _slash, coast = location.partition("/")
         p = self.provinces.get(prov)
         if p is None:
             return location
-        return f"{p.name} ({COAST_NAMES.get(coast, coast)})" if coast else p.name
+        # TRANSLATORS: a place on a coast of a province: 'St Petersburg (south coast)'
+        return _("{province} ({coast})", province=p.name, coast=COAST_NAMES.get(coast, coast)) if coast else p.name
 
     def is_sea(self, province: str) -> bool:
         return self.provinces[province].terrain is Terrain.SEA

@@ -11,6 +11,7 @@ from gm.engine.orders import Disband, Order, Retreat
 from gm.engine.results import OrderResult, Result
 from gm.engine.retreat import resolve_retreats, retreat_options
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 
 def retreat_after_impulse(variant: Variant, now: GameState, after: dict[str, Unit], contested: frozenset[str],
@@ -52,7 +53,7 @@ def retreat_after_impulse(variant: Variant, now: GameState, after: dict[str, Uni
     return units, shown, gone, placed, options
 
 
-_BY_THE_RULES = "made by the rules: toward the nearest centre"
+_BY_THE_RULES = _("made by the rules: toward the nearest centre")
 
 
 def _fits(variant: Variant, unit: Unit, province: str) -> bool:
@@ -87,7 +88,8 @@ def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], co
     else:
         dest, reason = nearest_retreat(variant, now, prov, Dislodged(leader, d.attacker_from, spaces), closer=False), _BY_THE_RULES
         if ordered is not None:
-            shown.append(OrderResult(ordered, Result.VOID, f"{leader.leader} cannot retreat to {variant.map.name(ordered.dest)}"))  # type: ignore[attr-defined]
+            shown.append(OrderResult(ordered, Result.VOID, _("{leader} cannot retreat to {destination}", leader=leader.leader,
+                                                             destination=variant.map.name(ordered.dest))))  # type: ignore[attr-defined]
     if dest is None:
         gone.append(leader)
         return units
@@ -99,7 +101,10 @@ def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], co
     if displaced is None:
         shown.append(OrderResult(order, Result.SUCCEEDS, reason))  # type: ignore[arg-type]
         return units
-    shown.append(OrderResult(order, Result.SUCCEEDS, f"{reason + '; ' if reason else ''}displaces the army in {variant.map.name(dest)}"))  # type: ignore[arg-type]
+    where = variant.map.name(dest)
+    shown.append(OrderResult(order, Result.SUCCEEDS,  # type: ignore[arg-type]
+                             _("made by the rules: toward the nearest centre; displaces the army in {province}",
+                               province=where) if reason else _("displaces the army in {province}", province=where)))
     moved = now.with_(units=units, dislodged={}, contested=frozenset())
     pushed = Dislodged(displaced, None, ())
     pushed = Dislodged(displaced, None, tuple(p for p in retreat_options(variant, moved, units, contested, pushed) if p != prov))
@@ -107,12 +112,12 @@ def _leader_retreat(variant: Variant, now: GameState, units: dict[str, Unit], co
     if to is None:
         gone.append(displaced)
         shown.append(OrderResult(Disband(displaced.power, displaced.type, displaced.location), Result.SUCCEEDS,
-                                 f"displaced by {leader.leader}, with no retreat toward a centre"))
+                                 _("displaced by {leader}, with no retreat toward a centre", leader=leader.leader)))
         return units
     units[province_of(to)] = displaced.at(to)
     placed.append(province_of(to))
     shown.append(OrderResult(Retreat(displaced.power, displaced.type, displaced.location, to), Result.SUCCEEDS,
-                             f"displaced by {leader.leader}: {_BY_THE_RULES}"))
+                             _("displaced by {leader}: made by the rules: toward the nearest centre", leader=leader.leader)))
     return units
 
 

@@ -68,6 +68,7 @@ from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 from gm.engine.wholeturn import Carry, Conflicts, carried_support, double_attacks_on, supports_again, waiting_move
+from gm.i18n import _, _n
 
 GARRISONS_LOST = "garrisons_lost"  # GameState.extra: garrisoned spaces a unit has occupied (sorted list)
 
@@ -132,7 +133,8 @@ class ImpulseMovement(MultiMovement):
     def _check_support(self, unit: Unit, order: SupportHold | SupportMove) -> str:  # type: ignore[override]
         if type(order) is SupportHold and order.target not in self.units and order.target in self.garrison:
             if not self._reaches(unit, order.target):
-                return f"the unit in {self.map.name(unit.location)} cannot reach {self.map.name(order.target)}, so it cannot support its garrison"
+                return _("the unit in {province} cannot reach {destination}, so it cannot support its garrison",
+                         province=self.map.name(unit.location), destination=self.map.name(order.target))
             return ""
         return super()._check_support(unit, order)
 
@@ -191,7 +193,8 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
             adjustments.append(i)
             continue
         if kind is not Steps and not isinstance(order, MOVEMENT_ORDERS):
-            results.append(OrderResult(order, Result.VOID, f"{kind.__name__.lower()} orders are not given in a turn"))
+            results.append(OrderResult(order, Result.VOID, _("{kind} orders are not given in a turn",
+                                                             kind=kind.__name__.lower())))
             continue
         unit, why = _unit_for(variant, state, order)
         if unit is None:
@@ -199,12 +202,13 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
             continue
         layer = _layer(layered, state.units[order.province], order)
         schedule = _schedule(variant, unit, order)
-        if type(schedule) is str:
+        if isinstance(schedule, str):
             results.append(OrderResult(order, Result.VOID, schedule))
             continue
         key = (order.province, layer)
         if key in plans:
-            results[plan_result[key]] = OrderResult(plans[key].order, Result.VOID, "replaced by a later order for the same unit")
+            results[plan_result[key]] = OrderResult(plans[key].order, Result.VOID,
+                                                    _("replaced by a later order for the same unit"))
         plan_result[key] = len(results)
         results.append(None)  # the steps' results take the plan's place
         plans[key] = _Plan(unit, order, schedule, unit.province)  # type: ignore[arg-type]
@@ -224,7 +228,7 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
         elif k in plan_at:
             flat.extend(turn.step_results[plan_at[k]])
     flat += turn.retreat_results
-    flat += [OrderResult(orders[i], Result.VOID, "not needed: the unit was not dislodged")
+    flat += [OrderResult(orders[i], Result.VOID, _("not needed: the unit was not dislodged"))
              for i in sorted(retreats.values()) if type(orders[i]) is Retreat and i not in turn.used_retreats]
     units = turn.units
     extra = turn.extra()
@@ -242,7 +246,7 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
         kept, cut_off = _supply(variant, adjusting, turn.garrisons)
         for unit in cut_off:
             flat.append(OrderResult(Disband(unit.power, unit.type, unit.location), Result.SUCCEEDS,
-                                    "out of supply: no line of supply to a centre of its power"))
+                                    _("out of supply: no line of supply to a centre of its power")))
         disbanded = disbanded + cut_off
         adjusting = adjusting.with_(units=kept)
     wanted = [orders[i] for i in adjustments if i not in turn.used_retreats]
@@ -275,9 +279,9 @@ def _unit_for(variant: Variant, state: GameState, order: Order) -> tuple[Unit | 
     unit = state.units.get(order.province)
     where = variant.map.name(order.province)
     if unit is None:
-        return None, f"there is no unit in {where}"
+        return None, _("there is no unit in {province}", province=where)
     if unit.power != order.power:
-        return None, f"the unit in {where} belongs to {unit.power}"
+        return None, _("the unit in {province} belongs to {power}", province=where, power=unit.power)
     if not variant.rules.separate_fleets:
         if order.unit_type is not None and type(order) is not Steps and order.unit_type is not unit.type \
                 and not (order.unit_type is UnitType.ARMY and unit.n_armies):
@@ -285,8 +289,8 @@ def _unit_for(variant: Variant, state: GameState, order: Order) -> tuple[Unit | 
         return unit, ""
     land, sea = _split(unit)
     if _layer(True, unit, order) == SEA:
-        return (sea, "") if sea is not None else (None, f"there is no fleet in {where}")
-    return (land, "") if land is not None else (None, f"there is no army in {where}")
+        return (sea, "") if sea is not None else (None, _("there is no fleet in {province}", province=where))
+    return (land, "") if land is not None else (None, _("there is no army in {province}", province=where))
 
 
 def _split(unit: Unit) -> tuple[Unit | None, Unit | None]:
@@ -300,7 +304,7 @@ def _permit(variant: Variant, permits: dict[str, list[str]], order: Permit) -> O
     """PERMIT or REVOKE: whom the power lets stand in its provinces and trace supply through them."""
     other = order.location
     if other not in variant.powers or other == order.power:
-        return OrderResult(order, Result.VOID, f"{other} is not another power")
+        return OrderResult(order, Result.VOID, _("{power} is not another power", power=other))
     mine = permits.setdefault(order.power, [])
     if order.revoke:
         if other in mine:
@@ -383,17 +387,18 @@ class _Turn(Conflicts):
                 continue
             layer = key[1]
             out = self.step_results[key]
-            for when, step, points, _ in plan.steps:
+            for when, step, points, _first in plan.steps:
                 if when != impulse:
                     continue
                 shown = Step(step.power, step.unit_type, plan.unit.location, step, impulse, points)
                 if plan.waits is not None and (key not in waits or waits[key][0] is not step):
-                    out.append(OrderResult(shown, Result.VOID, f"its move into {v.map.name(plan.waits)} waits for the end "
-                                           "of the turn, where the double-strength attack on it is decided: it stands"))
+                    out.append(OrderResult(shown, Result.VOID, _("its move into {province} waits for the end of the turn, "
+                                                                 "where the double-strength attack on it is decided: it "
+                                                                 "stands", province=v.map.name(plan.waits))))
                     continue
                 if step.province != plan.at:
-                    out.append(OrderResult(shown, Result.VOID, f"the unit is in {v.map.name(plan.at)}, not there, "
-                                                               "after the impulse before: it stands"))
+                    out.append(OrderResult(shown, Result.VOID, _("the unit is in {province}, not there, after the "
+                                                                 "impulse before: it stands", province=v.map.name(plan.at))))
                     continue
                 why = self._refusal(step, layer, points, land, sea)
                 if why:
@@ -408,8 +413,9 @@ class _Turn(Conflicts):
                 if carried is not None:  # counted with the move, if it stands after this impulse
                     dest = province_of(step.dest)  # type: ignore[attr-defined]
                     if supports_again(plan, carried, dest, impulse):
-                        out.append(OrderResult(shown, Result.SUCCEEDS, "counted once, with the same unit's support of "
-                                               "this move at the end of the turn: a single move takes one support from a unit"))
+                        out.append(OrderResult(shown, Result.SUCCEEDS, _("counted once, with the same unit's support of "
+                                                                         "this move at the end of the turn: a single move "
+                                                                         "takes one support from a unit")))
                         continue
                     supporter = (land if layer == LAND else sea)[step.province]
                     pending_carries[layer].append((key, len(out), Carry(supporter, carried, dest, layer)))
@@ -424,7 +430,7 @@ class _Turn(Conflicts):
                 steps[layer].append((key, len(out), step, points))
                 out.append(OrderResult(shown, Result.VOID, ""))  # filled in below
         deciding = self._decided_now(impulse)
-        for key, k, step, _ in deciding:
+        for key, k, step, _points in deciding:
             steps[key[1]].append((key, k, step, 1))
         sea_after, sea_dislodged, sea_contested, convoying = sea, {}, frozenset(), {}
         if steps[SEA] or pending_carries[SEA]:
@@ -457,17 +463,21 @@ class _Turn(Conflicts):
             target = step.target  # type: ignore[attr-defined]
             mine, other = (sea, land) if layer == SEA else (land, sea)
             if target not in mine and target in other:
-                return ("fleets exert no influence on land units: a fleet supports only fleets" if layer == SEA
-                        else "land units do not support fleets: fleets fight only fleets")
+                return (_("fleets exert no influence on land units: a fleet supports only fleets") if layer == SEA
+                        else _("land units do not support fleets: fleets fight only fleets"))
         if layer == SEA and kind is Move:
             dest = province_of(step.dest)  # type: ignore[attr-defined]
             name = self.variant.map.name(dest)
             if not self.friendly(dest, step.power, land):
-                return f"fleets may stand only in friendly coastal provinces, and {name} is not one"
+                return _("fleets may stand only in friendly coastal provinces, and {province} is not one", province=name)
             limit = self.variant.rules.fleet_stack(self.variant, dest)
             moving = step.part[1] if step.part else sea[step.province].n_fleets
             if limit is not None and moving > limit:
-                return f"at most {limit} fleets stand in {name}: split the {moving} (e.g. '{limit}F {step.location} - {dest}')"
+                split = f"{limit}F {step.location} - {dest}"
+                # TRANSLATORS: {order} is an order as written: '2F BAL - GOB'
+                return _n("at most {count} fleets stand in {province}: split the {moving} (e.g. '{order}')",
+                          "at most {count} fleets stand in {province}: split the {moving} (e.g. '{order}')", limit,
+                          province=name, moving=moving, order=split)
         return ""
 
     def _fleets(self, sea: dict[str, Unit], steps: list[tuple[tuple[str, str], int, Order, int]],
@@ -475,20 +485,21 @@ class _Turn(Conflicts):
                 ) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str], dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]]]:
         """The fleets' layer: convoys hold here (they carry armies in the land layer)."""
         v = self.variant
-        orders = [Hold(o.power, o.unit_type, o.location, part=o.part) if type(o) is Convoy else o for _, _, o, _ in steps]
+        orders = [Hold(o.power, o.unit_type, o.location, part=o.part) if type(o) is Convoy else o
+                  for o in (entry[2] for entry in steps)]
         orders = _merged(v, sea, orders)
-        factor = {i: n for i, (_, _, _, n) in enumerate(steps)}
+        factor = {i: entry[3] for i, entry in enumerate(steps)}
         now = _board(self.state, sea)
         movement = ImpulseMovement(v, now, orders, factor, {}, self._carried_into(orders, SEA), frozenset())
         outcome, after, dislodged = movement.outcome_report()
         convoying: dict[str, tuple[Unit, tuple[tuple[str, str], int, Order]]] = {}
-        for i, ((key, k, step, _), r) in enumerate(zip(steps, outcome)):
+        for i, ((key, k, step, _points), r) in enumerate(zip(steps, outcome)):
             shown = self.step_results[key][k].order
             if type(step) is Convoy and step.province not in dislodged:
                 convoying[step.province] = (after[step.province], (key, k, step))
                 continue
             if type(step) is Convoy:
-                r = OrderResult(step, Result.FAILS, "the convoying fleet was dislodged")
+                r = OrderResult(step, Result.FAILS, _("the convoying fleet was dislodged"))
             self.step_results[key][k] = OrderResult(shown, r.result, self._explained(movement, SEA, i, step, r))
         self._settle_carries(movement, pending_carries)
         self._follow(movement, dislodged, SEA)
@@ -500,10 +511,10 @@ class _Turn(Conflicts):
               pending_carries: list[tuple[tuple[str, str], int, Carry]]) -> tuple[dict[str, Unit], dict[str, Dislodged], frozenset[str]]:
         """The land units' layer, with the fleets that convoy standing in their seas."""
         v = self.variant
-        owners = list(steps) + [(key, k, step, 1) for _, (key, k, step) in convoying.values()]
-        orders = [step for _, _, step, _ in owners]
-        units = {**land, **{p: fleet for p, (fleet, _) in convoying.items()}} if convoying else land
-        factor = {i: n for i, (_, _, _, n) in enumerate(owners)}
+        owners = list(steps) + [(key, k, step, 1) for _fleet, (key, k, step) in convoying.values()]
+        orders = [owner[2] for owner in owners]
+        units = {**land, **{p: fleet for p, (fleet, _step) in convoying.items()}} if convoying else land
+        factor = {i: owner[3] for i, owner in enumerate(owners)}
         carried_into = self._carried_into(orders, LAND)
         live = {p: n for p, n in self.garrisons.items() if p not in units}
         doubles = {province_of(o.dest) for i, o in enumerate(orders) if type(o) is Move and factor[i] > 1}  # type: ignore[attr-defined]
@@ -514,7 +525,7 @@ class _Turn(Conflicts):
         now = _board(self.state, units)
         movement = ImpulseMovement(v, now, orders, factor, live, carried_into, self.rough, held)
         outcome, after, dislodged = movement.outcome_report()
-        for i, ((key, k, step, _), r) in enumerate(zip(owners, outcome)):
+        for i, ((key, k, step, _points), r) in enumerate(zip(owners, outcome)):
             shown = self.step_results[key][k].order
             self.step_results[key][k] = OrderResult(shown, r.result, self._explained(movement, LAND, i, step, r))
         for key, k, prov, defender in self.pending_holds:
@@ -645,18 +656,19 @@ def _schedule(variant: Variant, unit: Unit, order: Order) -> list[tuple[int, Ord
     allowance = rules.impulse_points(variant, unit)
     spent = sum(points)
     if spent > allowance:
-        return f"the unit has {allowance} impulse points a turn; these orders spend {spent}"
+        return _n("the unit has {count} impulse points a turn; these orders spend {spent}",
+                  "the unit has {count} impulse points a turn; these orders spend {spent}", allowance, spent=spent)
     out: list[tuple[int, Order, int, int]] = []
     point = 0
     for step, n in zip(steps, points):
         if not isinstance(step, MOVEMENT_ORDERS):
-            return f"{type(step).__name__.lower()} orders are not steps of a turn"
+            return _("{kind} orders are not steps of a turn", kind=type(step).__name__.lower())
         first = min(point + 1, rules.impulses)
         point += n
         impulse = min(point, rules.impulses)
         if out and out[-1][0] == impulse:
-            return (f"two steps would be made in impulse {impulse}: points beyond the turn's {rules.impulses} "
-                    "impulses add strength to the last step, written (x2) or (x3)")
+            return _("two steps would be made in impulse {impulse}: points beyond the turn's {impulses} impulses add "
+                     "strength to the last step, written (x2) or (x3)", impulse=impulse, impulses=rules.impulses)
         out.append((impulse, step, n, first))
     return out
 
@@ -682,7 +694,7 @@ def _rough_refusal(variant: Variant, rough: frozenset[str], step: Order, points:
     if province_of(there) not in variant.map.all_neighbours.get(step.province, ()):
         return ""  # not across a border at all: the movement says why
     if points < 2 and _crosses(rough, step):
-        return "an action across the border of a rough space takes two impulses at single strength: write it (x2)"
+        return _("an action across the border of a rough space takes two impulses at single strength: write it (x2)")
     return ""
 
 

@@ -28,6 +28,7 @@ from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 SEA, LAND = Terrain.SEA, Terrain.LAND
 
@@ -39,24 +40,27 @@ def acting_part(variant: Variant, unit: Unit, order: Order) -> tuple[int, int] |
     if order.part is not None:
         a, f = order.part
         if a > armies or f > fleets:
-            return f"the unit in {where} is {_described(unit)}, not {designation(a, f)}"
+            # TRANSLATORS: {unit} is 'an army', 'a fleet' or how the unit is written ('2A'); {other} as written: 'A/F'
+            return _("the unit in {province} is {unit}, not {other}", province=where, unit=_described(unit),
+                     other=designation(a, f))
         return order.part
     kind = order.unit_type
     if kind is None:
         return armies, fleets
     if kind is UnitType.ARMY:
         if not armies:
-            return f"the unit in {where} is {_described(unit)}: it has no army"
+            return _("the unit in {province} is {unit}: it has no army", province=where, unit=_described(unit))
         return armies, 0
     if not fleets:
-        return f"the unit in {where} is {_described(unit)}: it has no fleet"
+        return _("the unit in {province} is {unit}: it has no fleet", province=where, unit=_described(unit))
     # At sea the armies go where their fleets go.
     return (armies if variant.map.provinces[unit.province].terrain is SEA else 0), fleets
 
 
 def _described(unit: Unit) -> str:
+    """'an army', 'a fleet' (in the reader's words), or how a multiple unit is written: '2A', 'A/F'."""
     if unit.single:
-        return "an army" if unit.type is UnitType.ARMY else "a fleet"
+        return _("an army") if unit.type is UnitType.ARMY else _("a fleet")
     return unit.designation
 
 
@@ -89,10 +93,10 @@ def parts_stand_together(unit: Unit | None, parts: Sequence[tuple[tuple[int, int
     """May orders for these parts of `unit` ((armies, fleets), whether it is a move) stand
     together: one move at most, and no more armies and fleets than the unit has (unchecked
     without the unit)? The resolver and the intake of orders both ask."""
-    if sum(1 for _, move in parts if move) > 1:
+    if sum(1 for _part, move in parts if move) > 1:
         return False
-    return unit is None or (sum(a for (a, _), _ in parts) <= unit.n_armies
-                            and sum(f for (_, f), _ in parts) <= unit.n_fleets)
+    return unit is None or (sum(a for (a, _f), _move in parts) <= unit.n_armies
+                            and sum(f for (_a, f), _move in parts) <= unit.n_fleets)
 
 
 def _mixed(part: tuple[int, int]) -> bool:
@@ -103,7 +107,7 @@ def _mixed(part: tuple[int, int]) -> bool:
 def combine(power: str, location: str, parts: Sequence[tuple[int, int]], at_sea: int = 0) -> Unit:
     """One unit of the given parts at `location` (a fleet's coast when there are fleets); its
     armies have been at sea as long as the longest at sea among them."""
-    return Unit.of(power, location, sum(a for a, _ in parts), sum(f for _, f in parts), at_sea)
+    return Unit.of(power, location, sum(a for a, _f in parts), sum(f for _a, f in parts), at_sea)
 
 
 def carried(state: GameState, orders: Sequence[Order]) -> list[Order]:
@@ -146,7 +150,8 @@ def _merge_supports(variant: Variant, orders: Sequence[Order]
         if type(o) is SupportMove and not o.target:
             move = merging.get(province_of(o.dest))
             if move is None:
-                refused.append(OrderResult(o, Result.VOID, f"no unit merges into {variant.map.name(province_of(o.dest))}"))
+                refused.append(OrderResult(o, Result.VOID, _("no unit merges into {province}",
+                                                             province=variant.map.name(province_of(o.dest)))))
                 continue
             support = SupportMove(o.power, o.unit_type, o.location, move.province, o.dest, move.unit_type, part=o.part)
             given[id(support)] = o
@@ -170,8 +175,10 @@ def board(variant: Variant, state: GameState, orders: Sequence[Order]
             continue
         army, fleet, armies = boarding
         if fleet.armies + armies > fleet.count:
-            results.append(OrderResult(order, Result.VOID, f"the {fleet.designation} in {variant.map.name(fleet.province)} "
-                                                           "has no room: each army needs a fleet to carry it"))
+            # TRANSLATORS: {unit} is how the fleets are written: 'F', '2F', 'A/2F'
+            results.append(OrderResult(order, Result.VOID, _("the {unit} in {province} has no room: each army needs a "
+                                                             "fleet to carry it", unit=fleet.designation,
+                                                             province=variant.map.name(fleet.province))))
             continue
         units = dict(units) if units is state.units else units
         if army.n_armies > armies:
@@ -218,7 +225,8 @@ def resolve_movement(variant: Variant, state: GameState, orders: Sequence[Order]
             if carrier is not None and carrier.power == order.power and carrier.n_armies and order.province not in dislodged:
                 ready.append(order)
             else:
-                refused.append(OrderResult(order, Result.VOID, f"no fleet carried the army to {variant.map.name(order.province)}"))
+                refused.append(OrderResult(order, Result.VOID, _("no fleet carried the army to {province}",
+                                                                 province=variant.map.name(order.province))))
         if ready:
             # The armies land after the fleets have moved: every other unit stays and holds.
             moved = GameState(state.phase, after, state.supply_centres, state.home_centres, {}, frozenset(), state.extra)
@@ -269,7 +277,7 @@ class MultiMovement(Movement):
         by_unit: dict[str, list[int]] = {}  # province -> the orders standing for its unit's parts
         for i, order in enumerate(self.orders):
             if not isinstance(order, MOVEMENT_ORDERS):
-                self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
+                self._void(i, _("{kind} orders are not given in a movement phase", kind=type(order).__name__.lower()))
                 continue
             prov = order.province
             unit = units.get(prov)
@@ -277,14 +285,14 @@ class MultiMovement(Movement):
                 self._void(i, unit_for(self.map, self.state, order)[1])
                 continue
             part = acting_part(variant, unit, order)
-            if type(part) is str:
+            if isinstance(part, str):
                 self._void(i, part)
                 continue
             self.part[i] = part  # type: ignore[assignment]
             mine = by_unit.setdefault(prov, [])
             if mine and not self._shared(unit, [*mine, i]):
                 for earlier in mine:
-                    self._void(earlier, "replaced by a later order for the same unit")
+                    self._void(earlier, _("replaced by a later order for the same unit"))
                 mine.clear()
             mine.append(i)
         for prov, mine in by_unit.items():
@@ -343,7 +351,8 @@ class MultiMovement(Movement):
         for i in list(self.embarks):
             carriers = [j for j in self.group.get(i, ()) if part[j][1]]
             if not carriers:
-                self._drop_move(i, f"no fleet of {orders[i].power} is in {self.map.name(self.dst[i])} or gets there with its first move, to carry the army")  # type: ignore[arg-type]
+                self._drop_move(i, _("no fleet of {power} is in {province} or gets there with its first move, to carry "
+                                     "the army", power=orders[i].power, province=self.map.name(self.dst[i])))  # type: ignore[arg-type]
 
     def _drop_move(self, i: int, reason: str) -> None:
         """Void a move found wrong once the moves are known."""
@@ -369,11 +378,13 @@ class MultiMovement(Movement):
 
     def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
         if fleet.armies:
-            return f"the {fleet.designation} in {self.map.name(fleet.location)} carries armies: an A/F does not convoy"
+            return _("the {unit} in {province} carries armies: an A/F does not convoy", unit=fleet.designation,
+                     province=self.map.name(fleet.location))
         why = super()._check_convoy_shape(fleet, order)
         army = self.units.get(order.target)
         if not why and army is not None and army.count > fleet.count:
-            return f"the {fleet.designation} in {self.map.name(fleet.location)} cannot carry {army.designation}: each army needs a fleet"
+            return _("the {unit} in {province} cannot carry {other}: each army needs a fleet", unit=fleet.designation,
+                     province=self.map.name(fleet.location), other=army.designation)
         return why
 
     def _check_move(self, i: int, unit: Unit, order: Move, blocked: Mapping[tuple[str, str], str]) -> str:
@@ -381,26 +392,27 @@ class MultiMovement(Movement):
         armies, fleets = self.part[i]
         dest = province_of(order.dest)
         if dest not in game_map.provinces:
-            return f"{dest} is not a province"
+            return _("{province} is not a province", province=dest)
         name = game_map.name
         at_sea = game_map.provinces[unit.province].terrain is SEA
         to_sea = game_map.provinces[dest].terrain is SEA
         if fleets:
             if to_sea and armies > fleets:
-                return f"{designation(armies, fleets)} cannot go to sea: each army needs a fleet to carry it"
+                return _("{unit} cannot go to sea: each army needs a fleet to carry it", unit=designation(armies, fleets))
             if at_sea and unit.n_armies - armies > unit.n_fleets - fleets:
-                return f"the armies in {name(unit.location)} would be left at sea without fleets to carry them"
+                return _("the armies in {province} would be left at sea without fleets to carry them",
+                         province=name(unit.location))
             return super()._check_move(i, Unit.of(unit.power, unit.location, armies, fleets), order, blocked)
         if at_sea:  # armies aboard land on a coast of their sea
             if game_map.provinces[dest].terrain is not Terrain.COAST or dest not in game_map.fleet_provinces.get(unit.location, ()):
-                return f"armies aboard in {name(unit.location)} land only on a coast of that sea"
+                return _("armies aboard in {province} land only on a coast of that sea", province=name(unit.location))
             self.dst[i] = self.dest_loc[i] = dest
             return ""
         if to_sea:  # boarding a fleet that arrives this turn (one already there was boarded before)
             if dest not in game_map.sea_neighbours.get(unit.province, ()):
-                return f"no army can reach {name(dest)} from {name(unit.province)}"
+                return _("no army can reach {destination} from {origin}", destination=name(dest), origin=name(unit.province))
             if not order.merge:
-                return f"an army goes to sea only aboard a fleet of its power: E {name(dest)}"
+                return _("an army goes to sea only aboard a fleet of its power: E {province}", province=name(dest))
             self.dst[i] = self.dest_loc[i] = dest
             self.embarks.add(i)
             return ""
@@ -409,7 +421,8 @@ class MultiMovement(Movement):
             self.convoyed.discard(i)
             self.route.pop(i, None)
             self.dst[i] = self.dest_loc[i] = None
-            return "a convoy crosses one sea only (the fast ferry): to go farther, the army embarks (E) on a fleet of its power"
+            return _("a convoy crosses one sea only (the fast ferry): to go farther, the army embarks (E) on a fleet of its "
+                     "power")
         return why
 
     def _one_sea(self, i: int) -> bool:

@@ -12,11 +12,13 @@ Each notation has its module in gm/engine/notation/ (see its __init__); this mod
 from __future__ import annotations
 
 from gm.engine.notation.names import resolve_power, split_power_prefix
+from gm.engine.notation.languages import LANGUAGES
 from gm.engine.notation.parser import parse_order
+from gm.engine.notation.spelling import spell_order
 from gm.engine.notation.reader import ParsedOrder, lookup_location, resolve_location
 from gm.engine.notation.turns import order_texts
 from gm.engine.notation.words import KEYWORDS, TYPES
 from gm.engine.notation.words import norm as _norm
 
-__all__ = ["KEYWORDS", "TYPES", "ParsedOrder", "lookup_location", "order_texts", "parse_order", "resolve_location",
-           "resolve_power", "split_power_prefix", "_norm"]
+__all__ = ["KEYWORDS", "LANGUAGES", "TYPES", "ParsedOrder", "lookup_location", "order_texts", "parse_order",
+           "resolve_location", "resolve_power", "spell_order", "split_power_prefix", "_norm"]

@@ -14,13 +14,14 @@ from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
 from gm.engine.orders import Blockade, Convoy, Deny, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 # Outcome of one decision (a move, a support or a convoy) in the guess algorithm.
 FAILS, SUCCEEDS = False, True
 NO_CONVOY = "without a convoy, and no convoy is ordered"
 # Only armies are convoyed: a fleet's move written by convoy, or through other spaces where the rules
 # give fleets no second move, is no move (the parser refuses it with the same words).
-FLEET_CONVOYED = "a fleet cannot be convoyed"
+FLEET_CONVOYED = _("a fleet cannot be convoyed")
 MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Deny, Blockade)
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 # Enum members bound once: attribute access on an Enum class is slow in the hot loop.
@@ -33,11 +34,12 @@ def unit_for(game_map: GameMap, state: GameState, order: Order) -> tuple[Unit | 
     unit = state.units.get(prov)
     where = game_map.name(prov)
     if unit is None:
-        return None, f"there is no unit in {where}"
+        return None, _("there is no unit in {province}", province=where)
     if unit.power != order.power:
-        return None, f"the unit in {where} belongs to {unit.power}"
+        return None, _("the unit in {province} belongs to {power}", province=where, power=unit.power)
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return None, f"the unit in {where} is {'an army' if unit.type is ARMY else 'a fleet'}"
+        return None, (_("the unit in {province} is an army", province=where) if unit.type is ARMY else
+                      _("the unit in {province} is a fleet", province=where))
     return unit, ""
 
 
@@ -45,7 +47,7 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
     """The location a fleet moving to `dest` ends up on, or None and why it cannot get there."""
     dest_prov = province_of(dest)
     if dest_prov not in game_map.provinces:
-        return None, f"{dest_prov} is not a province"
+        return None, _("{province} is not a province", province=dest_prov)
     name = game_map.name
     reachable = game_map.fleet_coasts_to(unit.location, dest_prov)
     if dest != dest_prov:  # a coast was named
@@ -53,12 +55,14 @@ def fleet_destination(game_map: GameMap, unit: Unit, dest: str) -> tuple[str | N
             return dest, ""
         if not game_map.provinces[dest_prov].coasts and dest_prov in reachable:
             return dest_prov, ""  # a coast named on a province that has only one
-        return None, f"no fleet can reach {name(dest)} from {name(unit.location)}"
+        return None, _("no fleet can reach {destination} from {origin}", destination=name(dest),
+                       origin=name(unit.location))
     if len(reachable) == 1:
         return reachable[0], ""
     if len(reachable) > 1:
-        return None, f"name the coast of {name(dest_prov)} the fleet should move to"
-    return None, f"no fleet can reach {name(dest_prov)} from {name(unit.location)}"
+        return None, _("name the coast of {province} the fleet should move to", province=name(dest_prov))
+    return None, _("no fleet can reach {destination} from {origin}", destination=name(dest_prov),
+                   origin=name(unit.location))
 
 
 def reaches(game_map: GameMap, unit: Unit, prov: str) -> bool:
@@ -119,7 +123,7 @@ class Movement:
         units, order_of, given = self.units, self.order_of, self.given
         for i, order in enumerate(self.orders):
             if not isinstance(order, MOVEMENT_ORDERS):
-                self._void(i, f"{type(order).__name__.lower()} orders are not given in a movement phase")
+                self._void(i, _("{kind} orders are not given in a movement phase", kind=type(order).__name__.lower()))
                 continue
             prov = order.province
             unit = units.get(prov)
@@ -132,7 +136,7 @@ class Movement:
                 continue
             earlier = order_of.get(prov)
             if earlier is not None:
-                self._void(earlier, "replaced by a later order for the same unit")
+                self._void(earlier, _("replaced by a later order for the same unit"))
             order_of[prov] = i
             given[prov] = order
 
@@ -210,7 +214,8 @@ class Movement:
                 order = orders[i]
                 j = order_of.get(order.target)  # type: ignore[attr-defined]
                 if j is None or j not in self.convoyed or dst[j] != order.dest:  # type: ignore[attr-defined]
-                    self._void(i, f"the army in {self.map.name(order.target)} is not moving to {self.map.name(order.dest)} by convoy")  # type: ignore[attr-defined]
+                    self._void(i, _("the army in {province} is not moving to {destination} by convoy",
+                                    province=self.map.name(order.target), destination=self.map.name(order.dest)))  # type: ignore[attr-defined]
                 else:
                     self.convoys.append(i)
         self.convoy_of_fleet = {orders[i].province: i for i in self.convoys}
@@ -256,9 +261,11 @@ class Movement:
                 continue
             sea = passages.get(order.passage)  # type: ignore[attr-defined]
             if sea is None:
-                self._void(i, f"there is no direct passage between {name(order.side)} and {name(order.other_side)}")  # type: ignore[attr-defined]
+                self._void(i, _("there is no direct passage between {province} and {other}",
+                                province=name(order.side), other=name(order.other_side)))  # type: ignore[attr-defined]
             elif units[prov].type is not FLEET or prov != sea:
-                self._void(i, f"only a fleet in {name(sea)} can deny the passage between {name(order.side)} and {name(order.other_side)}")  # type: ignore[attr-defined]
+                self._void(i, _("only a fleet in {sea} can deny the passage between {province} and {other}", sea=name(sea),
+                                province=name(order.side), other=name(order.other_side)))  # type: ignore[attr-defined]
             else:
                 self.denials.add(i)
                 by_passage.setdefault(order.passage, []).append(i)  # type: ignore[attr-defined]
@@ -285,7 +292,7 @@ class Movement:
             order = self.orders[i]
             if type(order) is not Blockade:
                 continue
-            why = "only a fleet blockades" if self.units[prov].type is not FLEET else \
+            why = _("only a fleet blockades") if self.units[prov].type is not FLEET else \
                 self.variant.rules.blockade_refusal(self.variant, self.state, order)  # type: ignore[arg-type]
             if why:
                 self._void(i, why)
@@ -320,18 +327,20 @@ class Movement:
 
     def _check_convoy_shape(self, fleet: Unit, order: Convoy) -> str:
         if fleet.type is not FLEET:
-            return "only fleets convoy"
+            return _("only fleets convoy")
         if self.map.provinces[fleet.province].terrain is not Terrain.SEA:
-            return f"a fleet in {self.map.name(fleet.province)} cannot convoy: it is not at sea"
+            return _("a fleet in {province} cannot convoy: it is not at sea", province=self.map.name(fleet.province))
         army = self.units.get(order.target)
         if army is None or army.type is not ARMY:
-            return f"there is no army in {self.map.name(order.target)} to convoy"
+            return _("there is no army in {province} to convoy", province=self.map.name(order.target))
         near = self.map.sea_neighbours.get(fleet.province, ())
         if order.target in near and order.dest in near:
             return ""  # a one-fleet convoy: the common case, no route search needed
         if order.dest not in self.map.provinces or fleet.province not in self._sea_route(order.target, order.dest):
             # An impossible convoy shows no intent to convoy (DATC 6.G.7).
-            return f"the fleet in {self.map.name(fleet.location)} cannot be part of any convoy route from {self.map.name(order.target)} to {self.map.name(order.dest)}"
+            return _("the fleet in {province} cannot be part of any convoy route from {origin} to {destination}",
+                     province=self.map.name(fleet.location), origin=self.map.name(order.target),
+                     destination=self.map.name(order.dest))
         return ""
 
     def _check_move(self, i: int, unit: Unit, order: Move, blocked: Mapping[tuple[str, str], str]) -> str:
@@ -339,14 +348,15 @@ class Movement:
         src = unit.province
         dest_prov = province_of(order.dest)
         if dest_prov not in game_map.provinces:
-            return f"{dest_prov} is not a province"
+            return _("{province} is not a province", province=dest_prov)
         if dest_prov == src:
-            return "a unit cannot move to the province it is in"
+            return _("a unit cannot move to the province it is in")
         name = game_map.name
         # A closed crossing stops moves over it; an army convoyed across the water does not use it.
         closed_by = blocked.get((src, dest_prov), unit.power)
         if closed_by != unit.power:
-            closed = f"the way from {name(src)} to {name(dest_prov)} is blocked by the fleet of {closed_by}"
+            closed = _("the way from {origin} to {destination} is blocked by the fleet of {power}", origin=name(src),
+                       destination=name(dest_prov), power=closed_by)
         else:
             closed = ""
         if unit.type is FLEET:
@@ -385,11 +395,14 @@ class Movement:
         self.dest_loc[i] = self.dst[i] = None
         coastal = game_map.sea_neighbours
         if game_map.provinces[dest_prov].terrain is Terrain.SEA or src not in coastal or dest_prov not in coastal:
-            return f"no army can reach {name(dest_prov)} from {name(src)}"
+            return _("no army can reach {destination} from {origin}", destination=name(dest_prov), origin=name(src))
         if self._sea_route(src, dest_prov):
-            return f"no army can reach {name(dest_prov)} from {name(src)} {NO_CONVOY}"
+            # Ends with NO_CONVOY, which _validate looks for.
+            return _("no army can reach {destination} from {origin} without a convoy, and no convoy is ordered",
+                     destination=name(dest_prov), origin=name(src))
         # Not even the fleets now at sea could carry it: an impossible order, a hold (DATC 6.D.32).
-        return f"no army can reach {name(dest_prov)} from {name(src)}: no fleets stand where they could convoy it"
+        return _("no army can reach {destination} from {origin}: no fleets stand where they could convoy it",
+                 destination=name(dest_prov), origin=name(src))
 
     def _reaches(self, unit: Unit, prov: str) -> bool:
         return reaches(self.map, unit, prov)
@@ -398,27 +411,39 @@ class Movement:
         target = order.target
         name = self.map.name
         if target not in self.units:
-            return f"there is no unit in {name(target)} to support"
+            return _("there is no unit in {province} to support", province=name(target))
         if target == unit.province:
-            return "a unit cannot support itself"
+            return _("a unit cannot support itself")
         moving = type(self.given.get(target)) is Move
         if type(order) is SupportHold:
             if moving:
-                return f"the unit in {name(target)} is moving, not holding"
+                return _("the unit in {province} is moving, not holding", province=name(target))
             if not self._reaches(unit, target):
-                return f"the {'army' if unit.type is ARMY else 'fleet'} in {name(unit.location)} cannot reach {name(target)}, so it cannot support a unit there"
+                here, there = name(unit.location), name(target)
+                if unit.type is ARMY:
+                    return _("the army in {province} cannot reach {destination}, so it cannot support a unit there",
+                             province=here, destination=there)
+                return _("the fleet in {province} cannot reach {destination}, so it cannot support a unit there",
+                         province=here, destination=there)
             return ""
         dest = order.dest
         dest_prov = province_of(dest)
         j = self.order_of.get(target)
         if j is None or not moving or self.dst[j] != dest_prov:
-            return f"the unit in {name(target)} is not moving to {name(dest)}"
+            return _("the unit in {province} is not moving to {destination}", province=name(target), destination=name(dest))
         if dest != dest_prov and self.dest_loc[j] != dest:
-            return f"the unit in {name(target)} is moving to {name(self.dest_loc[j])}, not {name(dest)}"
+            # TRANSLATORS: {coast} and {destination} are two coasts of one province
+            return _("the unit in {province} is moving to {coast}, not {destination}", province=name(target),
+                     coast=name(self.dest_loc[j]), destination=name(dest))
         if dest_prov == unit.province:
-            return "a unit cannot support a move into its own province"
+            return _("a unit cannot support a move into its own province")
         if not self._reaches(unit, dest_prov):
-            return f"the {'army' if unit.type is ARMY else 'fleet'} in {name(unit.location)} cannot reach {name(dest_prov)}, so it cannot support a move there"
+            here, there = name(unit.location), name(dest_prov)
+            if unit.type is ARMY:
+                return _("the army in {province} cannot reach {destination}, so it cannot support a move there",
+                         province=here, destination=there)
+            return _("the fleet in {province} cannot reach {destination}, so it cannot support a move there",
+                     province=here, destination=there)
         return ""
 
     # ----------------------------------------------------------------- resolution
@@ -629,13 +654,14 @@ class Movement:
             elif i in src:
                 results.append(new(OrderResult, (order, R_FAILS, self._move_failure(i))))
             elif i in self.convoy_set:
-                results.append(new(OrderResult, (order, R_FAILS, "the convoying fleet was dislodged")))
+                results.append(new(OrderResult, (order, R_FAILS, _("the convoying fleet was dislodged"))))
             elif i in self.denials:
-                results.append(new(OrderResult, (order, R_FAILS, "the fleet was dislodged: the passage stayed open")))
+                results.append(new(OrderResult, (order, R_FAILS, _("the fleet was dislodged: the passage stayed open"))))
             elif i in self.blockades:
                 attackers = sorted({self.map.name(self.src[j]) for j in self.moves_to.get(order.province, ())
                                     if self.orders[j].power != order.power})
-                results.append(new(OrderResult, (order, R_CUT, f"the blockade was cut by the attack from {', '.join(attackers)}")))
+                results.append(new(OrderResult, (order, R_CUT, _("the blockade was cut by the attack from {provinces}",
+                                                                 provinces=", ".join(attackers)))))
             else:
                 results.append(new(OrderResult, (order, R_CUT, self._support_failure(i))))
         after, dislodged = self._units_after(results)
@@ -666,7 +692,7 @@ class Movement:
         j = self.order_of.get(prov)
         orders = self.orders
         if j is not None and results[j][1] is R_SUCCEEDS and type(orders[j]) in (Hold, Convoy, Deny, Blockade):
-            results[j] = tuple.__new__(OrderResult, (orders[j], R_FAILS, "the unit was dislodged"))
+            results[j] = tuple.__new__(OrderResult, (orders[j], R_FAILS, _("the unit was dislodged")))
 
     def contested(self, after: dict[str, Unit]) -> frozenset[str]:
         """Empty provinces where a standoff happened: no retreat may go there."""
@@ -682,24 +708,24 @@ class Movement:
 
     def _move_failure(self, i: int) -> str:
         if i in self.sorties:
-            return "a sortie: the unit never leaves its space"
+            return _("a sortie: the unit never leaves its space")
         if i in self.paradox:
-            return "the convoy was caught in a paradox (Szykman rule): the army holds"
+            return _("the convoy was caught in a paradox (Szykman rule): the army holds")
         if i in self.convoyed and not self.path(i):
-            return "the convoy was disrupted"
+            return _("the convoy was disrupted")
         if i in self.denied_by and self.denied(i):
             fleets = sorted(self.map.name(self.orders[d].province) for d in self.denied_by[i] if self.resolve(d))
-            return f"the direct passage was denied by the fleet in {', '.join(fleets)}"
+            return _("the direct passage was denied by the fleet in {provinces}", provinces=", ".join(fleets))
         if i in self.opponent and not self.denied(self.opponent[i]):
-            return f"lost the head-to-head battle with the unit in {self.map.name(self.dst[i])}"
-        return f"bounced in {self.map.name(self.dst[i])}"
+            return _("lost the head-to-head battle with the unit in {province}", province=self.map.name(self.dst[i]))
+        return _("bounced in {province}", province=self.map.name(self.dst[i]))
 
     def _support_failure(self, i: int) -> str:
         prov = self.orders[i].province
         if self.dislodged_by_move(prov):
-            return "the supporting unit was dislodged"
+            return _("the supporting unit was dislodged")
         attackers = [self.src[j] for j in self.moves_to.get(prov, ()) if self.orders[j].power != self.orders[i].power]
-        return f"cut by the attack from {', '.join(sorted(map(self.map.name, attackers)))}"
+        return _("cut by the attack from {provinces}", provinces=", ".join(sorted(map(self.map.name, attackers))))
 
 
 def resolve_movement(

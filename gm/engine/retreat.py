@@ -7,6 +7,7 @@ from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
 from gm.engine.orders import Disband, Order, Retreat
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 
 def retreat_options(
@@ -45,17 +46,22 @@ def resolve_retreats(
     for i, order in enumerate(orders):
         d = state.dislodged.get(order.province)
         if not isinstance(order, (Retreat, Disband)):
-            results[i] = OrderResult(order, Result.VOID, "only retreat and disband orders are given in a retreat phase")
+            results[i] = OrderResult(order, Result.VOID, _("only retreat and disband orders are given in a retreat phase"))
         elif d is None:
-            results[i] = OrderResult(order, Result.VOID, f"there is no dislodged unit in {name(order.province)}")
+            results[i] = OrderResult(order, Result.VOID, _("there is no dislodged unit in {province}",
+                                                           province=name(order.province)))
         elif d.unit.power != order.power:
-            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} belongs to {d.unit.power}")
+            results[i] = OrderResult(order, Result.VOID, _("the dislodged unit in {province} belongs to {power}",
+                                                           province=name(order.province), power=d.unit.power))
         elif order.unit_type is not None and not (d.unit.n_armies if order.unit_type is UnitType.ARMY else d.unit.n_fleets):
-            results[i] = OrderResult(order, Result.VOID, f"the dislodged unit in {name(order.province)} is {'an army' if d.unit.type is UnitType.ARMY else 'a fleet'}")
+            where = name(order.province)
+            results[i] = OrderResult(order, Result.VOID, _("the dislodged unit in {province} is an army", province=where)
+                                     if d.unit.type is UnitType.ARMY else
+                                     _("the dislodged unit in {province} is a fleet", province=where))
         else:
             if order.province in chosen:
                 k = chosen[order.province]
-                results[k] = OrderResult(orders[k], Result.VOID, "replaced by a later order for the same unit")
+                results[k] = OrderResult(orders[k], Result.VOID, _("replaced by a later order for the same unit"))
             chosen[order.province] = i
     targets: dict[str, list[int]] = {}
     dest_of: dict[int, str] = {}
@@ -71,7 +77,9 @@ def resolve_retreats(
             if len(matches) == 1 and (dest == province_of(dest) or not variant.map.provinces[province_of(dest)].coasts):
                 dest = matches[0]
             else:
-                results[i] = OrderResult(order, Result.VOID, f"the unit dislodged from {name(prov)} cannot retreat to {name(order.dest)}")
+                results[i] = OrderResult(order, Result.VOID, _("the unit dislodged from {province} cannot retreat to "
+                                                               "{destination}", province=name(prov),
+                                                               destination=name(order.dest)))
                 continue
         dest_of[i] = dest
         targets.setdefault(province_of(dest), []).append(i)
@@ -79,7 +87,8 @@ def resolve_retreats(
     for prov, idx in targets.items():
         if len(idx) > 1:
             for i in idx:
-                results[i] = OrderResult(orders[i], Result.FAILS, f"bounced in {name(prov)}: the unit is disbanded")
+                results[i] = OrderResult(orders[i], Result.FAILS, _("bounced in {province}: the unit is disbanded",
+                                                                    province=name(prov)))
         else:
             i = idx[0]
             unit = state.dislodged[orders[i].province].unit

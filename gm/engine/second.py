@@ -13,6 +13,7 @@ from gm.engine.orders import Blockade, Move, Order, SecondPhase, SupportMove, Tw
 from gm.engine.movement import resolve_movement
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 PENDING = "second_moves"  # GameState.extra: the second moves waiting for a retreat phase to end
 
@@ -45,27 +46,28 @@ def eligible(variant: Variant, state: GameState, pairs: Sequence[TwoPhase], resu
         first, second = pair.first, pair.second
         first_result = outcome.get(id(first))
         fleet = state.units.get(first.province)
-        why = ""
+        why: str = ""
         if not variant.rules.fleets_move_twice:
-            why = f"{variant.title} has no second moves"
+            why = _("{variant} has no second moves", variant=variant.title)
         elif fleet is None or fleet.type is not UnitType.FLEET:
-            why = "only a fleet moves twice"
+            why = _("only a fleet moves twice")
         elif first_result is None or first_result.result is Result.VOID:
-            why = "the fleet's first order was void"
+            why = _("the fleet's first order was void")
         elif type(first) is Blockade:
-            why = "a blockading fleet stays where it is all season"
+            why = _("a blockading fleet stays where it is all season")
         elif type(first) is Move and first_result.result is not Result.SUCCEEDS:
-            why = "the fleet's first move failed"
+            why = _("the fleet's first move failed")
         elif first.province in dislodged and dislodged[first.province].unit == fleet:
-            why = "the fleet was dislodged"
+            why = _("the fleet was dislodged")
         else:
             now = province_of(first.dest) if type(first) is Move else first.province  # type: ignore[attr-defined]
             if second.province != now:
-                why = f"the fleet is in {name(units[now].location)} for its second move, not in {name(second.location)}"
+                why = _("the fleet is in {province} for its second move, not in {other}",
+                        province=name(units[now].location), other=name(second.location))
             elif type(second) is Move and variant.map.provinces[province_of(second.dest)].terrain is not Terrain.SEA:  # type: ignore[attr-defined]
-                why = "a second move goes only into a sea"
+                why = _("a second move goes only into a sea")
             elif type(second) not in (Move, SupportMove):
-                why = "a second move is a move, or a support of another fleet's second move"
+                why = _("a second move is a move, or a support of another fleet's second move")
             else:
                 location = units[now].location
                 pending.append(second if second.location == location else _at(second, location))

@@ -11,6 +11,7 @@ from gm.engine.graph import GameMap
 from gm.engine.model import GameState, Phase, PhaseKind, Season, Unit
 from gm.engine.orders import Allocation, Bid, Blockade, Build, Convert, DeclareHome, Loan, Order, Promote
 from gm.engine.results import OrderResult, Result
+from gm.i18n import _
 
 @dataclass(frozen=True, slots=True)
 class Power:
@@ -24,12 +25,31 @@ class Power:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalName:
+    """A province's or a power's name in another language, as its players write it."""
+
+    name: str
+    abbr: str = ""  # a province's abbreviation in the language ('' : none of its own)
+    adjective: str = ""  # a power's: 'français'
+    aliases: tuple[str, ...] = ()  # other names and abbreviations in use
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """A variant's names in one language (maps/<variant>/languages/<code>.toml)."""
+
+    code: str  # 'fr'
+    provinces: Mapping[str, LocalName]  # by the map's abbreviation: 'BUR'
+    powers: Mapping[str, LocalName]  # by the variant's power name: 'France'
+
+
+@dataclass(frozen=True, slots=True)
 class SpecialOrder:
     """An order a variant adds to Diplomacy's, as its players are told of it (the start mail, what
     a phase asks of them): data a variant's rules carry in Rules.special_orders."""
 
     syntax: str  # 'DP <n> <order>'
-    what: str  # what it does and what it costs, in a sentence or two
+    what: str  # what it does and what it costs, in a sentence or two (a Text)
     example: str = ""  # 'DP 2 A SAV S A TUS'
     phases: tuple[PhaseKind, ...] = ()  # the phases it is given in; () in every phase
     points: str = ""  # the secret points it spends ('DP', 'IP'): so many as Rules.points_available
@@ -50,6 +70,7 @@ class Variant:
     docs: str = ""  # path of the variant's rules notes, for HELP and the README
     facts: dict[str, object] = field(default_factory=dict)  # extra data a rules module reads
     notes: tuple[str, ...] = ()  # what every player is told of the variant when a game starts
+    languages: dict[str, Language] = field(default_factory=dict)  # its names in other languages, by code
 
     @property
     def great_powers(self) -> list[str]:
@@ -88,8 +109,20 @@ NO_GARRISONS: Mapping[str, int] = {}
 NO_NAMED_UNITS: Mapping[str, str] = {}
 # Orders for no unit: allocations, bids, Supply Point orders, declarations, promotions.
 SIDE_ORDERS = frozenset({Allocation, Bid, Loan, Convert, DeclareHome, Promote})
-_SIDE_NAMES = {Allocation: "point allocations", Bid: "bids for minor powers", Loan: "Supply Points",
-               Convert: "Supply Points", DeclareHome: "home declarations", Promote: "promotions of minor powers"}
+
+
+def _no_side_orders(variant: Variant, order: Order) -> str:
+    """Why a variant without them refuses an order for no unit."""
+    kind, title = type(order), variant.title
+    if kind is Allocation:
+        return _("{variant} has no point allocations", variant=title)
+    if kind is Bid:
+        return _("{variant} has no bids for minor powers", variant=title)
+    if kind is DeclareHome:
+        return _("{variant} has no home declarations", variant=title)
+    if kind is Promote:
+        return _("{variant} has no promotions of minor powers", variant=title)
+    return _("{variant} has no Supply Points", variant=title)  # LOAN, CONVERT
 
 
 class Rules:
@@ -143,7 +176,7 @@ class Rules:
     def with_control(self, variant: Variant, state: GameState, control: Mapping[str, tuple[str | None, int]]) -> GameState:
         """The position with minor powers controlled as given (minor -> (controller, years)): for
         test cases and GM edits. Only variants with control of minor powers accept it."""
-        raise ValueError(f"{variant.title} has no control of minor powers")
+        raise ValueError(_("{variant} has no control of minor powers", variant=variant.title))
 
     def public_notes(self, variant: Variant, before: GameState, after: GameState) -> list[str]:
         """What the rules did in this phase that every player is told, in words (a power losing
@@ -167,7 +200,7 @@ class Rules:
                        on_file: Sequence[tuple[str, int]]) -> tuple[int | None, int]:
         """The secret points `power` may spend this phase, given its secret orders on file
         (canonical text, points), and how many of them those orders spend."""
-        return self.points_available(variant, state, power), sum(n for _, n in on_file)
+        return self.points_available(variant, state, power), sum(n for _text, n in on_file)
 
     def private_status(self, variant: Variant, state: GameState, power: str) -> list[str]:
         """What only `power` (and the GM) may know of its own position, a line each (Supply
@@ -198,11 +231,7 @@ class Rules:
         if not SIDE_ORDERS.intersection(map(type, orders)):  # the usual case, checked at C speed
             return state, list(orders), []
         unit_orders = [o for o in orders if type(o) not in SIDE_ORDERS]
-        refused = [
-            OrderResult(o, Result.VOID, f"{variant.title} has no {_SIDE_NAMES[type(o)]}")
-            for o in orders
-            if type(o) in SIDE_ORDERS
-        ]
+        refused = [OrderResult(o, Result.VOID, _no_side_orders(variant, o)) for o in orders if type(o) in SIDE_ORDERS]
         return state, unit_orders, refused
 
     # --- movement -------------------------------------------------------------------------------
@@ -280,7 +309,7 @@ class Rules:
 
     def blockade_refusal(self, variant: Variant, state: GameState, order: Blockade) -> str:
         """Why a fleet may not blockade `order.target` now ('' when it may)."""
-        return f"{variant.title} has no blockades"
+        return _("{variant} has no blockades", variant=variant.title)
 
     def after_movement(self, variant: Variant, state: GameState, results: Sequence[OrderResult]) -> GameState:
         """The position a movement phase was played from, with what its results leave behind for

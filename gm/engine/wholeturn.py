@@ -33,6 +33,7 @@ from gm.engine.model import Unit, province_of
 from gm.engine.multiple import MultiMovement, reach
 from gm.engine.orders import Move, Order, SupportMove
 from gm.engine.results import OrderResult, Result
+from gm.i18n import _
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -84,11 +85,11 @@ class Conflicts:
             shown = self.step_results[key][k].order
             if movement.support_stands(carry.supporter.province, carry.supporter.power, carry.dest):  # type: ignore[attr-defined]
                 kept.append(carry)
-                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, "counted with the move at double strength"
+                self.step_results[key][k] = OrderResult(shown, Result.SUCCEEDS, _("counted with the move at double strength")
                                                         if carry.mover.waits != carry.dest else
-                                                        "counted with the move, decided at the end of the turn")
+                                                        _("counted with the move, decided at the end of the turn"))
             else:
-                self.step_results[key][k] = OrderResult(shown, Result.CUT, "cut, or its unit dislodged, in this impulse")
+                self.step_results[key][k] = OrderResult(shown, Result.CUT, _("cut, or its unit dislodged, in this impulse"))
         self.carries = [c for c in self.carries if not c.mover.done] + kept
 
     def _decided_now(self, impulse: int) -> list[tuple[tuple[str, str], int, Order, int]]:
@@ -102,12 +103,12 @@ class Conflicts:
                 later.append(entry)
             elif plan.done or plan.at is None:
                 self.step_results[key][k] = OrderResult(self.step_results[key][k].order, Result.FAILS,
-                                                        "its unit was dislodged before the end of the turn, where this "
-                                                        "move was to be decided")
+                                                        _("its unit was dislodged before the end of the turn, where this "
+                                                          "move was to be decided"))
             else:
                 now.append(entry)
         self.waiting = later
-        self.conflicts = {(key[1], province_of(step.dest)) for key, _, step, _ in now}  # type: ignore[attr-defined]
+        self.conflicts = {(key[1], province_of(step.dest)) for key, _k, step, _when in now}  # type: ignore[attr-defined]
         return now
 
     def _explained(self, movement: MultiMovement, layer: str, i: int, step: Order, r: OrderResult) -> str:
@@ -128,8 +129,8 @@ def double_attacks_on(plans: Mapping[tuple[str, str], Plan], province: str, impu
     """The later impulses in which the layer's units still in play are ordered to move into
     `province` at double strength (empty: none). A leader's double step after a first one counts:
     he too is "using his double strength capability"."""
-    return [when for (_, lay), plan in plans.items() if lay == layer and not plan.done
-            for when, step, n, _ in plan.steps
+    return [when for (_here, lay), plan in plans.items() if lay == layer and not plan.done
+            for when, step, n, _first in plan.steps
             if n > 1 and impulse < when and type(step) is Move and province_of(step.dest) == province]  # type: ignore[attr-defined]
 
 
@@ -139,7 +140,7 @@ def waiting_move(game_map: GameMap, plans: Mapping[tuple[str, str], Plan], key: 
     space, and the impulse it is decided in; None when it is made now. A move by convoy keeps its
     impulse: its fleets convoy in that one."""
     plan = plans[key]
-    for when, step, n, _ in plan.steps:
+    for when, step, n, _first in plan.steps:
         if when != impulse or n != 1 or type(step) is not Move or step.via_convoy or step.province != plan.at:  # type: ignore[attr-defined]
             continue
         dest = province_of(step.dest)  # type: ignore[attr-defined]
@@ -171,7 +172,7 @@ def supports_again(plan: Plan, mover: Plan, dest: str, impulse: int) -> bool:
     a single impulse move ... would only count as a single support")."""
     return mover.waits == dest and any(
         when > impulse and type(step) is SupportMove and province_of(step.dest) == dest  # type: ignore[attr-defined]
-        and step.target == mover.at for when, step, _, _ in plan.steps)  # type: ignore[attr-defined]
+        and step.target == mover.at for when, step, _n, _first in plan.steps)  # type: ignore[attr-defined]
 
 
 def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: str) -> str:
@@ -183,20 +184,30 @@ def conflict_reason(movement: MultiMovement, i: int, succeeded: bool, reason: st
     rivals = sorted(((movement.prevent_strength(j), j) for j in movement.moves_to.get(dest, ()) if j != i),  # type: ignore[arg-type]
                     key=lambda r: (-r[0], r[1]))
     if succeeded and not rivals and not movement.hold_strength(dest):  # type: ignore[arg-type]
-        return f"entered {name(dest)} at the end of the turn: no other attack on it was made, in the whole-turn comparison"
+        return _("entered {province} at the end of the turn: no other attack on it was made, in the whole-turn comparison",
+                 province=name(dest))
     if succeeded:
         held = movement.hold_strength(dest)  # type: ignore[arg-type]
-        beaten = [f"{_attack(movement, j)} ({n})" for n, j in rivals if n] + ([f"a defence of {held}"] if held else [])
-        return (f"entered {name(dest)} in the whole-turn comparison of the double-strength conflict: "
-                f"{here} against " + ", ".join(beaten))
+        # TRANSLATORS: an attack and its strength: 'the attack from Saxony (2)'
+        beaten = [_("{attack} ({strength})", attack=_attack(movement, j), strength=n) for n, j in rivals if n] + (
+            [_("a defence of {strength}", strength=held)] if held else [])
+        # TRANSLATORS: {strength} is the move's; {beaten}, the attacks and defence it beat, with theirs
+        return _("entered {province} in the whole-turn comparison of the double-strength conflict: {strength} against "
+                 "{beaten}", province=name(dest), strength=here, beaten=beaten or "")
     if rivals and rivals[0][0] >= here > 0:
         n, j = rivals[0]
-        return f"bounced in {name(dest)} against {_attack(movement, j)} in the whole-turn comparison ({here} against {n})"
-    return f"{reason}, in the whole-turn comparison of the double-strength conflict ({here} against a defence of " \
-           f"{movement.hold_strength(dest)})" if here else reason  # type: ignore[arg-type]
+        return _("bounced in {province} against {attack} in the whole-turn comparison ({strength} against {other})",
+                 province=name(dest), attack=_attack(movement, j), strength=here, other=n)
+    # TRANSLATORS: {reason} is why the move failed ('bounced in Saxony'); {strength} its strength, {defence} the defence's
+    return _("{reason}, in the whole-turn comparison of the double-strength conflict ({strength} against a defence of "
+             "{defence})", reason=reason, strength=here, defence=movement.hold_strength(dest)) if here else reason  # type: ignore[arg-type]
 
 
 def _attack(movement: MultiMovement, j: int) -> str:
     points = getattr(movement, "factor", {}).get(j, 1)  # ImpulseMovement's: the impulse points spent on it
-    kind = {1: "the attack", 2: "the double-strength attack"}.get(points, "the triple-strength attack")
-    return f"{kind} from {movement.map.name(movement.src[j])}"
+    where = movement.map.name(movement.src[j])
+    if points == 1:
+        return _("the attack from {province}", province=where)
+    if points == 2:
+        return _("the double-strength attack from {province}", province=where)
+    return _("the triple-strength attack from {province}", province=where)

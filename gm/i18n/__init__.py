@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import gettext
 import io
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,6 @@ def known_language(word: str) -> str | None:
 
 
 def _unaccented(text: str) -> str:
-    import unicodedata
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
@@ -107,6 +107,24 @@ def _p(context: str, msgid: str, /, **params: Any) -> Text:
     return Text(msgid, context=context, params=params)
 
 
+def to_json(value: object) -> Any:
+    """A Text as JSON (its message, values and all), to be kept and written later in any
+    language; anything else as its text. A text laid out by code (Written, Lines) is kept as
+    the English it reads as."""
+    if type(value) is Text:
+        return {"text": value.msgid, "plural": value.plural, "count": value.count, "context": value.context,
+                "params": {k: to_json(v) for k, v in value.params.items()}}
+    return value if isinstance(value, (int, float)) or value is None else str(value)
+
+
+def from_json(value: Any) -> Any:
+    """What to_json kept: a Text again (or the value as it was)."""
+    if isinstance(value, dict) and "text" in value:
+        return Text(value["text"], value.get("plural"), value.get("count"), value.get("context"),
+                    {k: from_json(v) for k, v in (value.get("params") or {}).items()})
+    return value
+
+
 def translated(value: object, language: str) -> str:
     """`value` as a reader of `language` reads it: a Text in that language, a list of Texts
     joined by ', ', anything else as it is."""
@@ -115,6 +133,55 @@ def translated(value: object, language: str) -> str:
     if isinstance(value, (list, tuple)) and any(isinstance(v, Text) for v in value):
         return ", ".join(translated(v, language) for v in value)
     return str(value)
+
+
+class Written(Text):
+    """A text laid out for the language it is read in (a table whose columns fit its words):
+    `write(language, *args)` writes it; it reads as the English."""
+
+    write: Callable[..., str]
+    args: tuple[Any, ...]
+
+    def __new__(cls, write: Callable[..., str], *args: Any) -> Written:
+        english = write(ENGLISH, *args)
+        self = str.__new__(cls, english)
+        self.msgid, self.plural, self.count, self.context, self.params = english, None, None, None, {}
+        self.write, self.args = write, args
+        return self
+
+    def in_language(self, language: str) -> str:
+        return self.write(language, *self.args)
+
+    def __reduce__(self) -> Any:
+        return (Written, (self.write, *self.args))
+
+
+class Lines(Text):
+    """Lines shown one under another, `sep` between them (a section of LIST, INFO, HELP): each a
+    sentence (a Text) or a plain line, written in the reader's language when the whole is. The
+    lines are the messages; this is none, only their layout."""
+
+    lines: tuple[object, ...]
+    sep: str
+
+    def __new__(cls, lines: Iterable[object], sep: str = "\n") -> Lines:
+        items = tuple(lines)
+        self = str.__new__(cls, sep.join(str(line) for line in items))
+        self.msgid, self.plural, self.count, self.context, self.params = str(self), None, None, None, {}
+        self.lines, self.sep = items, sep
+        return self
+
+    def in_language(self, language: str) -> str:
+        return self.sep.join(translated(line, language) for line in self.lines)
+
+    def __reduce__(self) -> tuple[type, tuple[tuple[object, ...], str]]:
+        return (Lines, (self.lines, self.sep))
+
+
+def reason(error: Exception) -> str:
+    """Why `error` was raised, for a reader: its message, a Text as it is (str() of an exception
+    gives the English only)."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Text) else str(error)
 
 
 @cache

@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, active_players, variant_of
+from gm.i18n import _, _n
 from gm.lifecycle import phases
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.players import still_in
@@ -41,7 +42,7 @@ from gm.store.models import Game, GameStatus
 
 DRAW_KEY = "draw"  # games.options: the open draw proposal
 CONCEDE_KEY = "concessions"  # games.options: this phase's concessions, power -> the power conceded to
-OUT = "has neither units nor centres"
+
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Draw:
 
     @property
     def outcome(self) -> str:
-        return f"drawn between {', '.join(self.powers)}"
+        return drawn_between(", ".join(self.powers))
 
     def stored(self) -> dict[str, Any]:
         """As kept in games.options[DRAW_KEY]: the GM's proposal as {powers, accepted}."""
@@ -70,6 +71,16 @@ class Draw:
         if self.by is not None:
             out.update(voters=self.voters, by=self.by, phase_id=self.phase_id)
         return out
+
+
+def drawn_between(powers: str) -> str:
+    # TRANSLATORS: how a game ended: 'drawn between France, Germany'
+    return _("drawn between {powers}", powers=powers)
+
+
+def won_by_concession(power: str) -> str:
+    # TRANSLATORS: how a game ended
+    return _("won by {power} by concession", power=power)
 
 
 def open_draw(game: Game, current: CurrentPhase | None) -> Draw | None:
@@ -115,7 +126,7 @@ def read_powers(variant: Variant, text: str) -> list[str]:
                     i = j
                     break
             else:
-                raise GameError(f"{words[i]!r} is no power of {variant.title}")
+                raise GameError(_("{name} is no power of {variant}", name=repr(words[i]), variant=variant.title))
     order = list(variant.powers)
     return sorted(set(found), key=order.index)
 
@@ -131,10 +142,17 @@ def survivors(current: CurrentPhase, variant: Variant) -> list[str]:
 
 
 def _all_in(current: CurrentPhase, powers: list[str], what: str) -> None:
+    """GameError when any of `powers` is out of the game; `what`: 'share' or 'win'."""
     out = [p for p in powers if not still_in(current, p)]
-    if out:
-        raise GameError(f"{', '.join(out)} {'has' if len(out) == 1 else 'have'} neither units nor centres: "
-                        f"only powers still in the game {what}")
+    if not out:
+        return
+    if what == "share":
+        raise GameError(_n("{powers} has neither units nor centres: only powers still in the game share a draw",
+                           "{powers} have neither units nor centres: only powers still in the game share a draw",
+                           len(out), powers=", ".join(out)))
+    raise GameError(_n("{powers} has neither units nor centres: only powers still in the game win by concession",
+                       "{powers} have neither units nor centres: only powers still in the game win by concession",
+                       len(out), powers=", ".join(out)))
 
 
 def propose_draw(session: Session, game: Game, text: str) -> tuple[Draw, Draw | None, dict[str, str]]:
@@ -144,12 +162,13 @@ def propose_draw(session: Session, game: Game, text: str) -> tuple[Draw, Draw | 
     current = under_way(session, game)
     powers = read_powers(variant_of(game), text)
     if len(powers) < 2:
-        raise GameError("a draw is between two powers or more: DRAW <power>,<power>,...")
-    _all_in(current, powers, "share a draw")
+        raise GameError(_("a draw is between two powers or more: DRAW <power>,<power>,..."))
+    _all_in(current, powers, "share")
     players = _players(session, game)
     unplayed = [p for p in powers if p not in players]
     if unplayed:
-        raise GameError(f"nobody plays {', '.join(unplayed)}: a draw is voted by the players of the powers named")
+        raise GameError(_("nobody plays {powers}: a draw is voted by the players of the powers named",
+                          powers=", ".join(unplayed)))
     replaced = open_draw(game, current)
     draw = Draw(powers)
     _keep(game, draw)
@@ -160,8 +179,15 @@ Vote = Literal["accepted", "drawn", "rejected"]
 
 
 def _voter(current: CurrentPhase, power: str, what: str) -> None:
-    if not still_in(current, power):
-        raise GameError(f"{power} {OUT}: only the surviving powers {what}")
+    """GameError when `power` is out of the game; `what`: 'propose', 'concede' or 'vote'."""
+    if still_in(current, power):
+        return
+    if what == "propose":
+        raise GameError(_("{power} has neither units nor centres: only the surviving powers propose a draw",
+                          power=power))
+    if what == "concede":
+        raise GameError(_("{power} has neither units nor centres: only the surviving powers concede", power=power))
+    raise GameError(_("{power} has neither units nor centres: only the surviving powers vote on a draw", power=power))
 
 
 def propose(session: Session, game: Game, power: str, text: str, now: datetime
@@ -172,29 +198,29 @@ def propose(session: Session, game: Game, power: str, text: str, now: datetime
     proposal; and the address of each power that votes on it."""
     rule = rules_of(game.options).draw
     if rule == "gm":
-        raise GameError(f"in {game.name} only the GM proposes a draw (house rule draw = gm): "
-                        "ask the GM, or wait for the GM's proposal to ACCEPT DRAW")
+        raise GameError(_("in {game} only the GM proposes a draw (house rule draw = gm): ask the GM, or wait for "
+                          "the GM's proposal to ACCEPT DRAW", game=game.name))
     current = under_way(session, game)
-    _voter(current, power, "propose a draw")
+    _voter(current, power, "propose")
     variant = variant_of(game)
     alive = survivors(current, variant)
     if rule == "dias":
         if text.strip():
-            raise GameError(f"in {game.name} a draw includes every surviving power (house rule draw = dias): "
-                            "PROPOSE DRAW names no power")
+            raise GameError(_("in {game} a draw includes every surviving power (house rule draw = dias): "
+                              "PROPOSE DRAW names no power", game=game.name))
         powers = alive
     else:
         powers = read_powers(variant, text) if text.strip() else alive
         if len(powers) < 2:
-            raise GameError("a draw is between two powers or more (CONCEDE <power> gives one power the game)")
-        _all_in(current, powers, "share a draw")
+            raise GameError(_("a draw is between two powers or more (CONCEDE <power> gives one power the game)"))
+        _all_in(current, powers, "share")
     already = open_draw(game, current)
     if already is not None and power in already.voters:
-        raise GameError(f"a draw between {', '.join(already.powers)} is open already: ACCEPT DRAW or REJECT DRAW "
-                        "it first")
+        raise GameError(_("a draw between {powers} is open already: ACCEPT DRAW or REJECT DRAW it first",
+                          powers=", ".join(already.powers)))
     if already is not None:
-        raise GameError(f"a draw between {', '.join(already.powers)} is open, voted on by "
-                        f"{', '.join(already.voters)}: propose yours once it is answered")
+        raise GameError(_("a draw between {powers} is open, voted on by {voters}: propose yours once it is answered",
+                          powers=", ".join(already.powers), voters=", ".join(already.voters)))
     players = _players(session, game)
     voters = [p for p in alive if p in players]
     draw = Draw(powers, voters, [power], power, current.row.id)
@@ -217,14 +243,14 @@ def vote(session: Session, game: Game, current: CurrentPhase | None, power: str,
     ends in it; one rejection ends the proposal. GameError when `power` has no draw to vote on."""
     draw = open_draw(game, current)
     if draw is None or power not in draw.voters:
-        if current is not None and not still_in(current, power):
-            raise GameError(f"{power} {OUT}: only the surviving powers vote on a draw")
-        raise GameError(f"there is no draw proposal for {power} to vote on in {game.name}")
+        if current is not None:
+            _voter(current, power, "vote")
+        raise GameError(_("there is no draw proposal for {power} to vote on in {game}", power=power, game=game.name))
     if not accept:
         _keep(game, None)
         return "rejected", draw
     if power in draw.accepted:
-        raise GameError(f"{power} has accepted this draw already")
+        raise GameError(_("{power} has accepted this draw already", power=power))
     draw.accepted.append(power)
     if set(draw.accepted) >= set(draw.voters):
         _end(session, game, draw, now)
@@ -246,7 +272,7 @@ class Concession:
 
     @property
     def outcome(self) -> str:
-        return f"won by {self.to} by concession"
+        return won_by_concession(self.to or "")
 
 
 def concede(session: Session, game: Game, power: str, text: str, now: datetime) -> tuple[bool, Concession]:
@@ -260,16 +286,17 @@ def concede(session: Session, game: Game, power: str, text: str, now: datetime) 
     given: dict[str, str] = dict(stored.get("to", {})) if stored.get("phase_id") == current.row.id else {}
     if text.strip().upper() == "NONE":
         if power not in given:
-            raise GameError(f"{power} has conceded to nobody in this phase")
+            raise GameError(_("{power} has conceded to nobody in this phase", power=power))
         del given[power]
         set_options(game, {CONCEDE_KEY: {"phase_id": current.row.id, "to": given} if given else None})
         return False, Concession(None, [], [])
     to = resolve_power(variant, text.strip())
     if to is None:
-        raise GameError(f"{text.strip()!r} is no power of {variant.title}: CONCEDE <power>")
+        raise GameError(_("{name} is no power of {variant}: CONCEDE <power>", name=repr(text.strip()),
+                          variant=variant.title))
     if to == power:
-        raise GameError(f"{power} cannot concede to itself: name the power you concede the game to")
-    _all_in(current, [to], "win by concession")
+        raise GameError(_("{power} cannot concede to itself: name the power you concede the game to", power=power))
+    _all_in(current, [to], "win")
     given[power] = to
     players = _players(session, game)
     needed = [p for p in survivors(current, variant) if p != to and p in players]

@@ -20,7 +20,8 @@ from gm.engine.model import RETREATS, ADDED_CENTRES, GameState, PhaseKind, Seaso
 from gm.engine.parse import lookup_location, parse_order, resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, variant_of
-from gm.lifecycle.phase_names import read_phase
+from gm.i18n import _
+from gm.lifecycle.phase_names import phase_name, read_phase
 from gm.lifecycle.timing import under_way
 from gm.store.db import state_to_json
 from gm.store.models import AuditEntry, Game, GamePhase, OrderRecord, SecretAllocation
@@ -30,13 +31,15 @@ from gm.store.models import AuditEntry, Game, GamePhase, OrderRecord, SecretAllo
 EDIT_ACTIONS = ("set unit", "remove unit", "set owner", "set home", "set phase", "set centre", "set control")
 ISSUED_ACTIONS = ("adjudicate", "rollback", "reissue")
 NONE_WORDS = ("NONE", "NOBODY", "NEUTRAL")
+# TRANSLATORS: the owner of a centre, or the controller of a minor power, when there is none
+_NOBODY = _("nobody")
 
 
 @dataclass
 class Edit:
-    """One edit made to the position of `phase`: what it changed, in words for everyone, before
-    and after, for the audit log, and the orders on file it withdrew (power, order) because they
-    no longer fit."""
+    """One edit made to the position of `phase`: what it changed, in words for everyone (a Text),
+    before and after, for the audit log, and the orders on file it withdrew (power, order) because
+    they no longer fit."""
 
     phase: str
     change: str
@@ -81,7 +84,8 @@ def leading_power(variant: Variant, words: list[str]) -> tuple[str, list[str]]:
     power = resolve_power(variant, words[0].rstrip(":")) if words else None
     if power is None:
         named = words[0] if words else ""
-        raise GameError(f"{variant.title} has no power {named!r}; its great powers are {_powers_of(variant)}")
+        raise GameError(_("{variant} has no power {name}; its great powers are {powers}", variant=variant.title,
+                          name=repr(named), powers=_powers_of(variant)))
     return power, words[1:]
 
 
@@ -96,8 +100,8 @@ def _trailing_power(variant: Variant, words: list[str]) -> tuple[list[str], str 
     power = resolve_power(variant, words[-1]) if words else None
     if power is None:
         named = words[-1] if words else ""
-        raise GameError(f"{variant.title} has no power {named!r} (NONE: nobody); its great powers are "
-                        f"{_powers_of(variant)}")
+        raise GameError(_("{variant} has no power {name} (NONE: nobody); its great powers are {powers}",
+                          variant=variant.title, name=repr(named), powers=_powers_of(variant)))
     return words[:-1], power
 
 
@@ -107,42 +111,45 @@ def read_unit(variant: Variant, text: str) -> Unit:
     Got' in 1700AD II) -> a unit (its power left empty), refused where no such
     unit can stand: a fleet inland, an army at sea (unless aboard a fleet of its own), a fleet's
     coast missing or wrong, an army on a coast."""
-    kind, _, where = text.strip().partition(" ")
-    named, _, fleet_part = kind.partition("/")
+    kind, _space, where = text.strip().partition(" ")
+    named, _slash, fleet_part = kind.partition("/")
     leader = variant.rules.unit_names(variant).get(named.upper(), "")  # 'CXII Got', 'CXII/2F Got' (1700AD II)
     counts = (1, (parse_designation(fleet_part) or (0, 0))[1] if fleet_part else 0) if leader else parse_designation(kind)
     if counts is None or not where.strip():
-        raise GameError(f"{text.strip()!r} is no unit: write it as A Par, F Stp/nc or F Spa nc")
+        raise GameError(_("{text} is no unit: write it as A Par, F Stp/nc or F Spa nc", text=repr(text.strip())))
     if counts not in ((1, 0), (0, 1)) and not (variant.rules.multiple_units or variant.rules.separate_fleets):
-        raise GameError(f"{variant.title} has no multiple units: each unit is one army or one fleet")
+        raise GameError(_("{variant} has no multiple units: each unit is one army or one fleet", variant=variant.title))
     unit_type = UnitType.FLEET if counts[1] else UnitType.ARMY
     location, why = lookup_location(variant, where)
     if location is None:
-        raise GameError(why or f"unknown place {where.strip()!r}")
+        raise GameError(why or _("unknown place {place}", place=repr(where.strip())))
     province = variant.map.provinces[province_of(location)]
     name = variant.map.name(location)
     if province.terrain is Terrain.IMPASSABLE:
-        raise GameError(f"no unit can stand in {name}: it is impassable")
+        raise GameError(_("no unit can stand in {place}: it is impassable", place=name))
     if province.terrain is Terrain.SEA and counts[0] > counts[1]:
-        raise GameError(f"an army cannot stand at sea ({name})" if not counts[1] else
-                        f"{designation(*counts)} cannot stand at sea ({name}): each army needs a fleet to carry it")
+        raise GameError(_("an army cannot stand at sea ({place})", place=name) if not counts[1] else
+                        _("{unit} cannot stand at sea ({place}): each army needs a fleet to carry it",
+                          unit=designation(*counts), place=name))
     if unit_type is UnitType.ARMY:
         if location != province.abbr:
-            raise GameError(f"an army stands in {province.name}, not on one of its coasts: A {province.abbr}")
+            raise GameError(_("an army stands in {place}, not on one of its coasts: A {abbr}", place=province.name,
+                              abbr=province.abbr))
     else:
         places = variant.map.fleet_locations(province.abbr)
         if not places:
-            raise GameError(f"a fleet cannot stand inland ({name})")
+            raise GameError(_("a fleet cannot stand inland ({place})", place=name))
         if location not in places:
-            coasts = " or ".join(f"F {p}" for p in places)
-            raise GameError(f"{province.name} has {len(places)} coasts: say which a fleet is on ({coasts})")
+            # TRANSLATORS: {coasts} is a list of fleets on each coast: 'F Spa/nc or F Spa/sc'
+            raise GameError(_("{place} has {count} coasts: say which a fleet is on ({coasts})", place=province.name,
+                              count=len(places), coasts=" or ".join(f"F {p}" for p in places)))
     return Unit.of("", location, *counts, leader=leader)
 
 
 def _province(variant: Variant, text: str) -> str:
     location, why = lookup_location(variant, text)
     if location is None:
-        raise GameError(why or f"unknown place {text.strip()!r}")
+        raise GameError(why or _("unknown place {place}", place=repr(text.strip())))
     return province_of(location)
 
 
@@ -150,7 +157,7 @@ def _centre(variant: Variant, text: str, state: GameState | None = None) -> str:
     province = _province(variant, text)
     if not (variant.map.provinces[province].supply_centre if state is None
             else state.is_centre(variant.map.provinces, province)):
-        raise GameError(f"{variant.map.name(province)} is no supply centre")
+        raise GameError(_("{place} is no supply centre", place=variant.map.name(province)))
     return province
 
 
@@ -165,17 +172,19 @@ def set_unit(session: Session, game: Game, args: list[str]) -> Edit:
     """SET UNIT <power> <unit>: the unit on the board, replacing whatever stood in its province."""
     variant, current = variant_of(game), under_way(session, game)
     if len(args) < 3:
-        raise GameError("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)")
+        raise GameError(_("name the power and the unit: SET UNIT <power> <unit> (SET UNIT France A Par)"))
     power, rest = leading_power(variant, args)
     unit = read_unit(variant, " ".join(rest))
     unit = Unit.of(power, unit.location, unit.n_armies, unit.n_fleets, leader=unit.leader)
     state = current.state
     there = state.units.get(unit.province)
     if there == unit:
-        raise GameError(f"{_unit_words(variant, unit)} is there already")
-    change = f"{_unit_words(variant, unit)} set on the board"
-    if there is not None:
-        change += f", in place of {_unit_words(variant, there)}"
+        raise GameError(_("{unit} is there already", unit=_unit_words(variant, unit)))
+    if there is None:
+        change = _("{unit} set on the board", unit=_unit_words(variant, unit))
+    else:
+        change = _("{unit} set on the board, in place of {other}", unit=_unit_words(variant, unit),
+                   other=_unit_words(variant, there))
     after = state.with_(units={**state.units, unit.province: unit})
     before = f"{there} ({there.power})" if there is not None else None
     return _apply(session, game, variant, current, after, change, before, f"{unit} ({power})")
@@ -189,24 +198,25 @@ def remove_unit(session: Session, game: Game, args: list[str]) -> Edit:
     dislodged = bool(args) and args[0].upper() == "DISLODGED"
     where = args[1:] if dislodged else args
     if not where:
-        raise GameError("name the place: REMOVE UNIT <location> (REMOVE UNIT Par; REMOVE UNIT DISLODGED Bur)")
+        raise GameError(_("name the place: REMOVE UNIT <location> (REMOVE UNIT Par; REMOVE UNIT DISLODGED Bur)"))
     province = _province(variant, " ".join(where))
     state = current.state
     name = variant.map.name(province)
     if dislodged:
         if province not in state.dislodged:
-            raise GameError(f"no unit was dislodged from {name}")
+            raise GameError(_("no unit was dislodged from {place}", place=name))
         unit = state.dislodged[province].unit
         after = state.with_(dislodged={k: v for k, v in state.dislodged.items() if k != province})
-        change = f"the dislodged {_unit_words(variant, unit)} taken off the board"
+        change = _("the dislodged {unit} taken off the board", unit=_unit_words(variant, unit))
     else:
         unit = state.units.get(province)
         if unit is None:
-            hint = f" (REMOVE UNIT DISLODGED {province} for the unit dislodged from it)" \
-                if province in state.dislodged else ""
-            raise GameError(f"there is no unit in {name}{hint}")
+            if province in state.dislodged:
+                raise GameError(_("there is no unit in {place} (REMOVE UNIT DISLODGED {abbr} for the unit dislodged "
+                                  "from it)", place=name, abbr=province))
+            raise GameError(_("there is no unit in {place}", place=name))
         after = state.with_(units={k: v for k, v in state.units.items() if k != province})
-        change = f"{_unit_words(variant, unit)} taken off the board"
+        change = _("{unit} taken off the board", unit=_unit_words(variant, unit))
     return _apply(session, game, variant, current, after, change, f"{unit} ({unit.power})", None)
 
 
@@ -214,18 +224,20 @@ def set_owner(session: Session, game: Game, args: list[str]) -> Edit:
     """SET OWNER <centre> <power>|NONE: who owns a supply centre."""
     variant, current = variant_of(game), under_way(session, game)
     if len(args) < 2:
-        raise GameError("name the centre and its owner: SET OWNER <centre> <power>|NONE (SET OWNER Bel France)")
+        raise GameError(_("name the centre and its owner: SET OWNER <centre> <power>|NONE (SET OWNER Bel France)"))
     place, power = _trailing_power(variant, args)
     state = current.state
     centre = _centre(variant, " ".join(place), state)
     before = state.supply_centres.get(centre)
     name = variant.map.name(centre)
     if before == power:
-        raise GameError(f"{name} is owned by {power or 'nobody'} already")
+        raise GameError(_("{place} is owned by {power} already", place=name, power=power or _NOBODY))
     centres = {k: v for k, v in state.supply_centres.items() if k != centre}
     if power is not None:
         centres[centre] = power
-    change = f"{name} now owned by {power or 'nobody'} (was {before or 'nobody'}'s)"
+    # TRANSLATORS: a correction of the position: 'Belgium now owned by France (was Germany's)'
+    change = _("{place} now owned by {power} (was {before}'s)", place=name, power=power or _NOBODY,
+               before=before or _NOBODY)
     return _apply(session, game, variant, current, state.with_(supply_centres=centres), change, before, power)
 
 
@@ -233,16 +245,17 @@ def set_home(session: Session, game: Game, args: list[str]) -> Edit:
     """SET HOME <power> <centre>: a home centre more for the power (where it may build)."""
     variant, current = variant_of(game), under_way(session, game)
     if len(args) < 2:
-        raise GameError("name the power and the centre: SET HOME <power> <centre> (SET HOME France Bel)")
+        raise GameError(_("name the power and the centre: SET HOME <power> <centre> (SET HOME France Bel)"))
     power, rest = leading_power(variant, args)
     centre = _centre(variant, " ".join(rest))
     state = current.state
     homes = state.home_centres.get(power, frozenset())
     name = variant.map.name(centre)
     if centre in homes:
-        raise GameError(f"{name} is a home centre of {power} already")
+        raise GameError(_("{place} is a home centre of {power} already", place=name, power=power))
     after = state.with_(home_centres={**state.home_centres, power: homes | {centre}})
-    return _apply(session, game, variant, current, after, f"{name} now a home centre of {power}",
+    return _apply(session, game, variant, current, after, _("{place} now a home centre of {power}", place=name,
+                                                            power=power),
                   sorted(homes), sorted(homes | {centre}))
 
 
@@ -252,22 +265,23 @@ def set_centre(session: Session, game: Game, args: list[str]) -> Edit:
     nobody."""
     variant, current = variant_of(game), under_way(session, game)
     if not args:
-        raise GameError("name the province: SET CENTRE <province> [<power>|NONE] (SET CENTRE Rum NONE)")
+        raise GameError(_("name the province: SET CENTRE <province> [<power>|NONE] (SET CENTRE Rum NONE)"))
     place, power = (_trailing_power(variant, args) if len(args) > 1 else (args, None))
     province = _province(variant, " ".join(place))
     state = current.state
     name = variant.map.name(province)
     terrain = variant.map.provinces[province].terrain
     if terrain in (Terrain.SEA, Terrain.IMPASSABLE):
-        raise GameError(f"{name} cannot be a supply centre: it is {'a sea' if terrain is Terrain.SEA else 'impassable'}")
+        raise GameError(_("{place} cannot be a supply centre: it is a sea", place=name) if terrain is Terrain.SEA
+                        else _("{place} cannot be a supply centre: it is impassable", place=name))
     if state.is_centre(variant.map.provinces, province):
-        raise GameError(f"{name} is a supply centre already (SET OWNER changes its owner)")
+        raise GameError(_("{place} is a supply centre already (SET OWNER changes its owner)", place=name))
     extra = dict(state.extra)
     extra[ADDED_CENTRES] = sorted({*state.extra.get(ADDED_CENTRES, ()), province})  # type: ignore[misc]
     centres = dict(state.supply_centres)
     if power is not None:
         centres[province] = power
-    change = f"{name} is now a supply centre, owned by {power or 'nobody'}"
+    change = _("{place} is now a supply centre, owned by {power}", place=name, power=power or _NOBODY)
     return _apply(session, game, variant, current, state.with_(extra=extra, supply_centres=centres), change,
                   None, {"centre": province, "owner": power})
 
@@ -278,22 +292,24 @@ def set_control(session: Session, game: Game, args: list[str]) -> Edit:
     variant, current = variant_of(game), under_way(session, game)
     state = current.state
     if not variant.rules.controllers(variant, state):
-        raise GameError(f"{variant.title} has no control of minor powers")
+        raise GameError(_("{variant} has no control of minor powers", variant=variant.title))
     if len(args) < 2:
-        raise GameError("name the minor power and its controller: SET CONTROL <minor power> <power>|NONE "
-                        "(SET CONTROL Spain France)")
+        raise GameError(_("name the minor power and its controller: SET CONTROL <minor power> <power>|NONE "
+                          "(SET CONTROL Spain France)"))
     place, power = _trailing_power(variant, args)
     minor = _exact_power(variant, " ".join(place)) or resolve_power(variant, " ".join(place))
     controllers = variant.rules.controllers(variant, state)  # the minor powers as they are now
     if minor is None or minor not in controllers:
-        raise GameError(f"{' '.join(place)!r} is no minor power; they are {', '.join(controllers)}")
+        raise GameError(_("{name} is no minor power; they are {powers}", name=repr(" ".join(place)),
+                          powers=", ".join(controllers)))
     if power is not None and power in controllers:
-        raise GameError(f"{power} is a minor power: only a major power controls one")
+        raise GameError(_("{power} is a minor power: only a major power controls one", power=power))
     before = controllers.get(minor)
     if before == power:
-        raise GameError(f"{minor} is controlled by {power or 'nobody'} already")
+        raise GameError(_("{minor} is controlled by {power} already", minor=minor, power=power or _NOBODY))
     after = variant.rules.with_control(variant, state, {minor: (power, 1)})
-    change = f"{minor} is now controlled by {power or 'nobody'} (was {before or 'nobody'})"
+    change = _("{minor} is now controlled by {power} (was {before})", minor=minor, power=power or _NOBODY,
+               before=before or _NOBODY)
     return _apply(session, game, variant, current, after, change, before, power)
 
 
@@ -304,29 +320,32 @@ def set_phase(session: Session, game: Game, args: list[str]) -> Edit:
     text = " ".join(args)
     phase = read_phase(variant, text) if text.strip() else None
     if phase is None:
-        raise GameError(f"{text.strip()!r} is no phase: write it like Fall 1901, F1901M, Fall 1901 retreats or W1901")
+        raise GameError(_("{text} is no phase: write it like Fall 1901, F1901M, Fall 1901 retreats or W1901",
+                          text=repr(text.strip())))
     state = current.state
     winter = phase.season is Season.WINTER
     bids = variant.rules.bidding(variant, state)
     if winter != (phase.kind is PhaseKind.ADJUSTMENT or bids and phase.kind is PhaseKind.BIDDING):
-        raise GameError("adjustments and bids are in the winter, and the winter has nothing else" if bids
-                        else "adjustments are in the winter, and the winter has only adjustments")
+        raise GameError(_("adjustments and bids are in the winter, and the winter has nothing else") if bids
+                        else _("adjustments are in the winter, and the winter has only adjustments"))
     label = variant.phase_label(phase)
     if phase == state.phase:
-        raise GameError(f"the current phase is {label} already")
+        raise GameError(_("the current phase is {phase} already", phase=phase_name(label)))
     if phase.kind in RETREATS and not state.dislodged:
-        raise GameError(f"{label}: a retreat phase needs dislodged units, and there are none (SET UNIT cannot "
-                        "dislodge one: adjudicate the movement, or ROLLBACK to it)")
+        raise GameError(_("{phase}: a retreat phase needs dislodged units, and there are none (SET UNIT cannot "
+                          "dislodge one: adjudicate the movement, or ROLLBACK to it)", phase=phase_name(label)))
     taken = session.scalar(select(GamePhase.id).where(GamePhase.game_id == game.id, GamePhase.label == label,
                                                       GamePhase.id != current.row.id))
     if taken is not None:
-        raise GameError(f"{game.name} has had a phase {label} already (ROLLBACK returns to it)")
+        raise GameError(_("{game} has had a phase {phase} already (ROLLBACK returns to it)", game=game.name,
+                          phase=phase_name(label)))
     after = state.with_(phase=phase)
-    change = f"the phase is now {label} (was {current.row.label})"
+    change = _("the phase is now {phase} (was {before})", phase=phase_name(label), before=phase_name(current.row.label))
     if phase.kind not in RETREATS and state.dislodged:
-        gone = ", ".join(_unit_words(variant, d.unit) for _, d in sorted(state.dislodged.items()))
+        gone = ", ".join(_unit_words(variant, d.unit) for _province, d in sorted(state.dislodged.items()))
         after = after.with_(dislodged={}, contested=frozenset())
-        change += f"; the dislodged units are disbanded: {gone}"
+        change = _("the phase is now {phase} (was {before}); the dislodged units are disbanded: {units}",
+                   phase=phase_name(label), before=phase_name(current.row.label), units=gone)
     before_label = current.row.label
     current.row.label = label
     return _apply(session, game, variant, current, after, change, before_label, label)
@@ -349,7 +368,7 @@ def _apply(session: Session, game: Game, variant: Variant, current: CurrentPhase
                  if not _fits(variant, state, power, canonical)]
         if unfit:
             session.execute(update(t).where(t.c.id.in_([u[0] for u in unfit])).values(current=False))
-            edit.withdrawn += [(power, canonical) for _, power, canonical in unfit]
+            edit.withdrawn += [(power, canonical) for _row, power, canonical in unfit]
     return edit
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gm.engine.model import PhaseKind
-from gm.i18n import ENGLISH, LANGUAGES, known_language
+from gm.i18n import ENGLISH, LANGUAGES, _, _n, known_language
 
 NmrPolicy = Literal["defaults", "wait"]
 NMR_POLICIES: tuple[NmrPolicy, ...] = ("defaults", "wait")
@@ -36,7 +36,7 @@ OPTION_KEY = "house_rules"
 
 
 class HouseRuleError(ValueError):
-    """A house rule that cannot be read; the message says which and how to write it."""
+    """A house rule that cannot be read; the message (a Text) says which and how to write it."""
 
 
 @dataclass(frozen=True)
@@ -80,63 +80,89 @@ class HouseRules:
 
     def summary(self, bidding: bool = False) -> str:
         """The house rules in one line, for the foot of every results mail (with the bidding
-        phases' deadline where the variant has them)."""
-        parts = [f"movement {show(self.movement)}, retreats {show(self.retreat)}, adjustments {show(self.adjustment)}"
-                 + (f", bids {show(self.bidding)}" if bidding else "")]
-        if self.days or self.hour is not None:
-            parts.append("deadlines " + " ".join(
-                ([f"on {show_days(self.days)}"] if self.days else []) + ([f"at {self.hour:02d}:00"] if self.hour is not None else [])))
-        parts.append(f"grace {show(self.grace)}" if self.grace else "no grace")
-        parts.append("missing orders: defaults" if self.nmr == "defaults" else "missing orders: the game waits")
+        phases' deadline where the variant has them): a Text."""
+        durations = dict(movement=show(self.movement), retreats=show(self.retreat), adjustments=show(self.adjustment))
+        parts = [_("movement {movement}, retreats {retreats}, adjustments {adjustments}, bids {bids}",
+                   bids=show(self.bidding), **durations) if bidding
+                 else _("movement {movement}, retreats {retreats}, adjustments {adjustments}", **durations)]
+        hour = f"{self.hour:02d}:00" if self.hour is not None else None
+        if self.days and hour:
+            parts.append(_("deadlines on {days} at {hour}", days=show_days(self.days), hour=hour))
+        elif self.days:
+            parts.append(_("deadlines on {days}", days=show_days(self.days)))
+        elif hour:
+            parts.append(_("deadlines at {hour}", hour=hour))
+        parts.append(_("grace {grace}", grace=show(self.grace)) if self.grace else _("no grace"))
+        parts.append(_("missing orders: defaults") if self.nmr == "defaults" else _("missing orders: the game waits"))
         if self.late_limit:
-            parts.append(f"civil disorder after {self.late_limit} late in a row")
+            parts.append(_n("civil disorder after {count} late in a row", "civil disorder after {count} late in a row",
+                            self.late_limit))
         if self.draw != "gm":
-            parts.append(f"draws: {'DIAS' if self.draw == 'dias' else 'named'}, proposed by the players")
-        return f"{'; '.join(parts)} ({self.timezone})"
+            parts.append(_("draws: DIAS, proposed by the players") if self.draw == "dias"
+                         else _("draws: named, proposed by the players"))
+        said = parts[0]
+        for part in parts[1:]:
+            # TRANSLATORS: house rules one after another, in one line
+            said = _("{rules}; {rule}", rules=said, rule=part)
+        # TRANSLATORS: the house rules in one line, then the game's time zone
+        return _("{rules} ({zone})", rules=said, zone=self.timezone)
 
     def describe(self, bidding: bool = False) -> list[str]:
         """The house rules as players read them, a line each (with the bidding phases' deadline
-        where the variant has them)."""
+        where the variant has them): Texts."""
+        durations = dict(movement=show(self.movement), retreats=show(self.retreat), adjustments=show(self.adjustment))
         lines = [
-            f"Deadlines: movement {show(self.movement)}, retreats {show(self.retreat)}, "
-            f"adjustments {show(self.adjustment)}{f', bids {show(self.bidding)}' if bidding else ''} after the phase opens"
+            _("Deadlines: movement {movement}, retreats {retreats}, adjustments {adjustments}, bids {bids} after the "
+              "phase opens", bids=show(self.bidding), **durations) if bidding
+            else _("Deadlines: movement {movement}, retreats {retreats}, adjustments {adjustments} after the phase "
+                   "opens", **durations)
         ]
-        when = []
-        if self.days:
-            when.append("on " + show_days(self.days))
-        if self.hour is not None:
-            when.append(f"at {self.hour:02d}:00")
-        lines.append(f"A deadline falls {' '.join(when) if when else 'at any time'} ({self.timezone})")
+        days, hour, zone = show_days(self.days), f"{self.hour:02d}:00" if self.hour is not None else None, self.timezone
+        if self.days and hour:
+            lines.append(_("A deadline falls on {days} at {hour} ({zone})", days=days, hour=hour, zone=zone))
+        elif self.days:
+            lines.append(_("A deadline falls on {days} ({zone})", days=days, zone=zone))
+        elif hour:
+            lines.append(_("A deadline falls at {hour} ({zone})", hour=hour, zone=zone))
+        else:
+            lines.append(_("A deadline falls at any time ({zone})", zone=zone))
         if self.grace:
-            lines.append(f"Grace: orders are taken {show(self.grace)} past the deadline, and marked late")
-        lines.append("Missing orders: " + ("the rules' defaults (hold, no build, removals by the rules)"
-                                          if self.nmr == "defaults" else "the game waits for them"))
+            lines.append(_("Grace: orders are taken {grace} past the deadline, and marked late", grace=show(self.grace)))
+        lines.append(_("Missing orders: the rules' defaults (hold, no build, removals by the rules)")
+                     if self.nmr == "defaults" else _("Missing orders: the game waits for them"))
         if self.late_limit:
-            missed = "the first deadline missed" if self.late_limit == 1 else f"{self.late_limit} deadlines missed in a row"
-            lines.append(f"Civil disorder: after {missed}")
+            lines.append(_n("Civil disorder: after the first deadline missed",
+                            "Civil disorder: after {count} deadlines missed in a row", self.late_limit))
         if self.remind_before:
-            lines.append(f"Reminders: {show(self.remind_before)} before each deadline (none in a phase no longer than that)")
-        lines.append(f"Absences (SET ABSENCE): up to {self.absence_days} days")
+            lines.append(_("Reminders: {before} before each deadline (none in a phase no longer than that)",
+                           before=show(self.remind_before)))
+        lines.append(_n("Absences (SET ABSENCE): up to {count} days", "Absences (SET ABSENCE): up to {count} days",
+                        self.absence_days))
         if self.last_year is not None:
-            lines.append(f"The game ends once {self.last_year} is played")
+            lines.append(_("The game ends once {year} is played", year=self.last_year))
         lines.append({
-            "gm": "Draws: the GM proposes them (the powers named vote)",
-            "dias": "Draws: any surviving power may PROPOSE DRAW; a draw includes every surviving power (DIAS) "
-                    "and needs each one's ACCEPT DRAW",
-            "named": "Draws: any surviving power may PROPOSE DRAW <powers>; it needs the ACCEPT DRAW of every "
-                     "surviving power, those it leaves out too",
+            "gm": _("Draws: the GM proposes them (the powers named vote)"),
+            "dias": _("Draws: any surviving power may PROPOSE DRAW; a draw includes every surviving power (DIAS) "
+                      "and needs each one's ACCEPT DRAW"),
+            "named": _("Draws: any surviving power may PROPOSE DRAW <powers>; it needs the ACCEPT DRAW of every "
+                       "surviving power, those it leaves out too"),
         }[self.draw])
-        lines.append("Concession: CONCEDE <power>; the game ends in that power's victory once every other "
-                     "surviving power concedes to it in the same phase")
-        lines.append("Who proposed a draw, who voted how and who conceded: " + (
-            "told to the GM only" if self.draw_votes == "secret"
-            else "told to the players (a draw's votes to the powers voting on it) as to the GM"))
+        lines.append(_("Concession: CONCEDE <power>; the game ends in that power's victory once every other "
+                       "surviving power concedes to it in the same phase"))
+        lines.append(_("Who proposed a draw, who voted how and who conceded: told to the GM only")
+                     if self.draw_votes == "secret" else
+                     _("Who proposed a draw, who voted how and who conceded: told to the players (a draw's votes to "
+                       "the powers voting on it) as to the GM"))
+        press = self.pages != "private" and self.pages_press != "none"
         lines.append({
-            "listed": "Game pages (where the judge publishes them): listed in the index of games",
-            "unlisted": "Game pages (where the judge publishes them): for whoever has the link, not in the index",
-            "private": "Game pages: none (private)",
-        }[self.pages] + ("" if self.pages == "private" or self.pages_press == "none"
-                         else "; broadcast press is shown on them"))
+            "listed": _("Game pages (where the judge publishes them): listed in the index of games; broadcast press "
+                        "is shown on them") if press else
+            _("Game pages (where the judge publishes them): listed in the index of games"),
+            "unlisted": _("Game pages (where the judge publishes them): for whoever has the link, not in the index; "
+                          "broadcast press is shown on them") if press else
+            _("Game pages (where the judge publishes them): for whoever has the link, not in the index"),
+            "private": _("Game pages: none (private)"),
+        }[self.pages])
         return lines
 
 
@@ -162,29 +188,31 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
             try:
                 ZoneInfo(str(value))
             except (ZoneInfoNotFoundError, ValueError):
-                raise HouseRuleError(f"unknown time zone {value!r}: give a name such as UTC or Europe/London") from None
+                raise HouseRuleError(_("unknown time zone {zone}: give a name such as UTC or Europe/London",
+                                       zone=repr(value))) from None
             values[name] = str(value)
         elif name == "language":
             language = known_language(str(value))
             if language is None:
-                raise HouseRuleError(f"unknown language {value!r}: one of {', '.join(LANGUAGES)}")
+                raise HouseRuleError(_("unknown language {language}: one of {languages}", language=repr(value),
+                                       languages=", ".join(LANGUAGES)))
             values[name] = language
         elif name == "nmr":
             if value not in NMR_POLICIES:
-                raise HouseRuleError(f"nmr must be one of {', '.join(NMR_POLICIES)}, not {value!r}")
+                raise HouseRuleError(_one_of("nmr", NMR_POLICIES, value))
             values[name] = value
         elif name == "draw":
             if str(value).lower() not in DRAW_RULES:
-                raise HouseRuleError(f"draw must be one of {', '.join(DRAW_RULES)}, not {value!r}")
+                raise HouseRuleError(_one_of("draw", DRAW_RULES, value))
             values[name] = str(value).lower()
         elif name == "draw_votes":
             if str(value).lower() not in VOTE_POLICIES:
-                raise HouseRuleError(f"draw_votes must be one of {', '.join(VOTE_POLICIES)}, not {value!r}")
+                raise HouseRuleError(_one_of("draw_votes", VOTE_POLICIES, value))
             values[name] = str(value).lower()
         elif name in ("pages", "pages_press"):
             allowed = PAGES_RULES if name == "pages" else PRESS_ON_PAGES
             if str(value).lower() not in allowed:
-                raise HouseRuleError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+                raise HouseRuleError(_one_of(name, allowed, value))
             values[name] = str(value).lower()
         elif name == "last_year":
             values[name] = None if str(value).strip().lower() in ("", "none", "no") else _count(value, name)
@@ -192,8 +220,12 @@ def with_changes(rules: HouseRules, changes: dict[str, Any]) -> HouseRules:
             number = _count(value, name)
             values[name] = number
         else:
-            raise HouseRuleError(f"no house rule called {name!r}")
+            raise HouseRuleError(_("no house rule called {name}", name=repr(name)))
     return replace(rules, **values)
+
+
+def _one_of(name: str, allowed: tuple[str, ...], value: Any) -> str:
+    return _("{rule} must be one of {allowed}, not {value}", rule=name, allowed=", ".join(allowed), value=repr(value))
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
@@ -208,11 +240,12 @@ def parse_duration(text: str, what: str = "duration", *, allow_zero: bool = Fals
     elif text and _DURATION.sub("", text) == "":
         seconds = sum(float(n) * _UNITS[u.lower()] for n, u in _DURATION.findall(text))
     else:
-        raise HouseRuleError(f"{what}: {text!r} is no duration: write it like 48h, 2d, 1d12h, 90m or 10s")
+        raise HouseRuleError(_("{rule}: {text} is no duration: write it like 48h, 2d, 1d12h, 90m or 10s", rule=what,
+                               text=repr(text)))
     if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise HouseRuleError(f"{what}: must be longer than nothing")
+        raise HouseRuleError(_("{rule}: must be longer than nothing", rule=what))
     if seconds > 366 * 86400:
-        raise HouseRuleError(f"{what}: {text!r} is over a year")
+        raise HouseRuleError(_("{rule}: {text} is over a year", rule=what, text=repr(text)))
     return timedelta(seconds=seconds)
 
 
@@ -243,7 +276,7 @@ def parse_days(text: str) -> frozenset[int]:
             a = DAYS.index(first[:3])
             b = DAYS.index(last[:3]) if dash else a
         except ValueError:
-            raise HouseRuleError(f"days: {part!r} is no day: write them like mon-fri or sat,sun") from None
+            raise HouseRuleError(_("days: {text} is no day: write them like mon-fri or sat,sun", text=repr(part))) from None
         i = a
         while True:
             days.add(i)
@@ -262,7 +295,7 @@ def _hour(value: Any) -> int | None:
         return None
     number = _count(value, "hour")
     if number > 23:
-        raise HouseRuleError(f"hour: {value!r} is not an hour from 0 to 23")
+        raise HouseRuleError(_("hour: {text} is not an hour from 0 to 23", text=repr(value)))
     return number
 
 
@@ -270,7 +303,7 @@ def _count(value: Any, what: str) -> int:
     try:
         number = int(str(value).strip())
     except ValueError:
-        raise HouseRuleError(f"{what}: {value!r} is not a whole number") from None
+        raise HouseRuleError(_("{rule}: {text} is not a whole number", rule=what, text=repr(value))) from None
     if number < 0:
-        raise HouseRuleError(f"{what}: {value!r} is negative")
+        raise HouseRuleError(_("{rule}: {text} is negative", rule=what, text=repr(value)))
     return number

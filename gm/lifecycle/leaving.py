@@ -16,6 +16,7 @@ import hmac
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from gm.i18n import _
 from gm.store import judge_key
 from gm.store.models import AuditEntry, Game, Observer, QuietAddress, utcnow
 
@@ -46,9 +47,9 @@ def quiet_token(key: bytes, address: str) -> str:
 
 def leave(session: Session, token: str, key: bytes | None = None) -> str | None:
     """Carry out the one-click link `token`, in the session's transaction: what was done, for the
-    page that answers; None for a token the judge did not make. Done twice, it is done once."""
-    kind, _, rest = token.strip().lower().partition(".")
-    payload, _, check = rest.rpartition(".")
+    page that answers (a Text); None for a token the judge did not make. Done twice, it is done once."""
+    kind, _dot, rest = token.strip().lower().partition(".")
+    payload, _dot, check = rest.rpartition(".")
     if kind not in ("o", "q") or not payload or len(token) > 600:
         return None
     if not hmac.compare_digest(check, mac(key or links_key(), f"{kind}.{payload}")):
@@ -58,19 +59,20 @@ def leave(session: Session, token: str, key: bytes | None = None) -> str | None:
         if observer is None:
             return None
         game = session.get(Game, observer.game_id)
-        name = game.name if game is not None else "the game"
         if observer.left_at is None:
             observer.left_at = utcnow()
             session.add(AuditEntry(game_id=observer.game_id, actor=observer.email, action="unobserve",
                                    detail={"address": observer.email, "by": "one-click link"}))
-        return f"{observer.email} no longer observes {name}."
+        if game is None:
+            return _("{address} no longer observes the game.", address=observer.email)
+        return _("{address} no longer observes {game}.", address=observer.email, game=game.name)
     try:
         address = base64.b32decode(payload.upper() + "=" * (-len(payload) % 8)).decode("utf-8")
     except ValueError:
         return None
     if session.get(QuietAddress, address) is None:
         session.add(QuietAddress(address=address, since=utcnow()))
-    return f"The judge sends {address} no more notices about mail sent in its name."
+    return _("The judge sends {address} no more notices about mail sent in its name.", address=address)
 
 
 def quiet(session: Session, addresses: set[str]) -> set[str]:

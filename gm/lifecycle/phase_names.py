@@ -1,5 +1,6 @@
 """Phases as people write them: 'Spring 1901', 'S1901', 'F1901M', 'Fall 1901 retreats', 'Spring
-273 BC' (RESULTS, MAP, gm map render), and the stored phase a name stands for."""
+273 BC' (RESULTS, MAP, gm map render), and the stored phase a name stands for; and a phase's label
+as a reader reads it, in the reader's language ('Spring 1901, Movement': 'Printemps 1901, ...')."""
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from gm.engine.model import Phase, PhaseKind, Season
 from gm.engine.variant import Variant
+from gm.i18n import Text, _, _p
 from gm.store.models import Game, GamePhase
 
 _SEASONS = {"s": Season.SPRING, "spring": Season.SPRING, "f": Season.FALL, "fall": Season.FALL,
@@ -66,3 +68,63 @@ def find_phase(session: Session, game: Game, phase: Phase, variant: Variant) -> 
     """The stored phase of `game` that `phase` names; None when the game has had no such phase."""
     label = variant.phase_label(phase)
     return session.scalar(select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.label == label))
+
+
+# --- a phase as a reader reads it -----------------------------------------------------------------
+
+_SEASON_WORDS: dict[str, Text] = {
+    Season.SPRING.value: _p("season", "Spring"),
+    Season.FALL.value: _p("season", "Fall"),
+    Season.WINTER.value: _p("season", "Winter"),
+}
+_KIND_WORDS: dict[str, Text] = {
+    PhaseKind.MOVEMENT.value: _p("phase", "Movement"),
+    PhaseKind.RETREAT.value: _p("phase", "Retreat"),
+    PhaseKind.ADJUSTMENT.value: _p("phase", "Adjustment"),
+    PhaseKind.BIDDING.value: _p("phase", "Bidding"),
+    PhaseKind.SECOND_RETREAT.value: _p("phase", "Second retreat"),
+}
+# A label as Variant.phase_label writes it: 'Spring 1901, Movement', 'Spring 273 BC, Movement', 'Year 1700'.
+_LABEL = re.compile(rf"({'|'.join(_SEASON_WORDS)}) (.+?)(?:, ({'|'.join(_KIND_WORDS)}))?")
+_TURN = re.compile(r"Year (.+)")
+_BC = re.compile(r"(\d+) BC")
+_AD = re.compile(r"AD (\d+)")
+
+
+def year_name(year: str) -> str:
+    """A year as a label writes it ('1901', '273 BC', 'AD 5'), as a reader reads it."""
+    if m := _BC.fullmatch(year):
+        # TRANSLATORS: a year before Christ (the Classical variant)
+        return _("{year} BC", year=m.group(1))
+    if m := _AD.fullmatch(year):
+        # TRANSLATORS: a year after Christ (the Classical variant)
+        return _("AD {year}", year=m.group(1))
+    return year
+
+
+def season_name(season: str) -> str:
+    """'Spring', 'Fall', 'Winter' (Season's values) as a reader reads them."""
+    return _SEASON_WORDS.get(season, season)
+
+
+def season_year(label: str) -> str:
+    """'Spring 1901, Movement' -> 'Spring 1901' (a Text: the reader's words for it); 'Year 1700'
+    stays itself. A label of no known form is given back as it is."""
+    if m := _TURN.fullmatch(label):
+        # TRANSLATORS: a turn of the 1700AD II variant, which is a whole year
+        return _("Year {year}", year=year_name(m.group(1)))
+    if m := _LABEL.fullmatch(label):
+        # TRANSLATORS: a season and a year: 'Spring 1901'
+        return _("{season} {year}", season=_SEASON_WORDS[m.group(1)], year=year_name(m.group(2)))
+    return label.partition(",")[0]
+
+
+def phase_name(label: str) -> str:
+    """A phase's label ('Spring 1901, Movement', Variant.phase_label) as a reader reads it: a Text
+    that reads as the label itself in English. A label of no known form is given back as it is."""
+    m = _LABEL.fullmatch(label)
+    if m is None or m.group(3) is None:
+        return season_year(label) if m is not None or _TURN.fullmatch(label) else label
+    # TRANSLATORS: a phase: season, year and kind of phase: 'Spring 1901, Movement'
+    return _("{season} {year}, {kind}", season=_SEASON_WORDS[m.group(1)], year=year_name(m.group(2)),
+             kind=_KIND_WORDS[m.group(3)])

@@ -23,8 +23,10 @@ from gm.engine.variant import Variant
 from gm.games import (CurrentPhase, OnFile, active_players, add_on_file, adjustments_in, current_phase, on_file_by_power,
                       units_without_orders, variant_of)
 from gm.lifecycle.deadlines import Absence, deadline_for, fit
+from gm.i18n import _, _n
 from gm.lifecycle.house_rules import HouseRules, rules_of
-from gm.lifecycle.report import annotated, build_report
+from gm.lifecycle.phase_names import year_name
+from gm.lifecycle.report import annotated, build_report, stored
 from gm.store.db import state_from_json, state_to_json
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
 
@@ -32,7 +34,7 @@ log = logging.getLogger(__name__)
 
 MAX_PHASES_AT_ONCE = 8  # phases resolved in one go (a retreat and a winter with nothing to decide)
 DECLARATION = "HOME "  # how a stored declaration (str of gm.engine.orders.DeclareHome) begins
-BIDS_OWED = "its IP bids (IP 0 <minor power> to bid nothing)"
+BIDS_OWED = _("its IP bids (IP 0 <minor power> to bid nothing)")
 
 
 @dataclass
@@ -98,13 +100,21 @@ def missing(variant: Variant, state: GameState, power: str, on_file: Sequence[On
         dues = [n for p, n in adjustment_counts(variant, state).items() if rules.commander(variant, state, p) == power]
         declared = sum(1 for o in on_file if o.canonical.startswith(DECLARATION))
         left = sum(abs(n) for n in dues) - (sum(adjustments_in(o.canonical) for o in on_file) - declared)
-        what = "build" if all(n > 0 for n in dues) else "removal" if all(n < 0 for n in dues) else "adjustment"
-        out = [f"{left} {what}{'s' if left > 1 else ''}"] if left > 0 else []
+        out = [_owed(left, dues)] if left > 0 else []
         choice = rules.winter_choices(variant, state).get(power)
         if choice and not declared:
             out.append(choice)
         return out
     return units_without_orders(variant, state, power, list(on_file))
+
+
+def _owed(left: int, dues: list[int]) -> str:
+    """'2 builds', '1 removal', '3 adjustments' (builds and removals both, a commander's minor powers')."""
+    if all(n > 0 for n in dues):
+        return _n("{count} build", "{count} builds", left)
+    if all(n < 0 for n in dues):
+        return _n("{count} removal", "{count} removals", left)
+    return _n("{count} adjustment", "{count} adjustments", left)
 
 
 def _on_file_at(session: Session, phase: GamePhase, moment: datetime) -> dict[str, list[OnFile]]:
@@ -269,7 +279,7 @@ def end_phase(session: Session, game: Game, now: datetime, current: CurrentPhase
     players = players_by_power(session, game) if players is None else players
     ended: list[PhaseEnd] = []
     skipped = False
-    for _ in range(MAX_PHASES_AT_ONCE):
+    for _round in range(MAX_PHASES_AT_ONCE):
         if current is None:
             break
         end, current = _adjudicate(session, game, variant, rules, current, players, now, skipped)
@@ -347,14 +357,13 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     last = rules.last_year
     if winner:
         report["winner"] = winner
-        finish(session, game, now, f"won by {winner}")
+        finish(session, game, now, won_by(winner))
         report["ended"] = game.outcome
     elif last is not None and after.phase.year > last:  # the year the GM fixed is played
         winner = variant.rules.winner_at_end(variant, after)
         report["winner"] = winner
         year = variant.rules.year_label(last)
-        finish(session, game, now, f"won by {winner}, ahead when the game ended in {year}" if winner
-               else f"ended in {year} with no power ahead")
+        finish(session, game, now, won_ahead(winner, year) if winner else ended_level(year))
         report["ended"] = game.outcome
     else:
         nxt = _open(session, game, variant, after, row.seq + 1, now, players)
@@ -365,8 +374,24 @@ def _adjudicate(session: Session, game: Game, variant: Variant, rules: HouseRule
     session.add(AuditEntry(game_id=game.id, actor="system", action="adjudicate",
                            detail={"phase": row.label, "orders": len(orders), "late": late}))
     # A phase's results are written once: the JSON column is not watched for changes in place.
-    row.results_json = dict(report)
+    row.results_json = stored(report)
     return PhaseEnd(row, report), opened
+
+
+# How a game ended, as games.outcome keeps it (the English; gm.lifecycle.ending.outcome_text reads it back).
+def won_by(power: str) -> str:
+    # TRANSLATORS: how a game ended
+    return _("won by {power}", power=power)
+
+
+def won_ahead(power: str, year: str) -> str:
+    # TRANSLATORS: how a game ended, in the year the GM set (house rule last_year)
+    return _("won by {power}, ahead when the game ended in {year}", power=power, year=year_name(year))
+
+
+def ended_level(year: str) -> str:
+    # TRANSLATORS: how a game ended, in the year the GM set (house rule last_year)
+    return _("ended in {year} with no power ahead", year=year_name(year))
 
 
 def finish(session: Session, game: Game, now: datetime, outcome: str) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, active_players, current_phase, major_powers, variant_of
+from gm.i18n import _
 from gm.lifecycle.timing import under_way
 from gm.store.db import state_to_json
 from gm.store.models import (
@@ -32,8 +33,8 @@ def great_power(session: Session, game: Game, text: str) -> str:
     power = resolve_power(variant, text) if text.strip() else None
     majors = major_powers(session, game)
     if power is None or power not in majors:
-        raise GameError(f"{variant.title} has no great power {text.strip()!r}; "
-                        f"its great powers are {', '.join(majors)}")
+        raise GameError(_("{variant} has no great power {name}; its great powers are {powers}",
+                          variant=variant.title, name=repr(text.strip()), powers=", ".join(majors)))
     return power
 
 
@@ -43,7 +44,7 @@ def player_of(session: Session, game: Game, power: str) -> Player | None:
 
 def _open(game: Game) -> None:
     if game.status not in (GameStatus.FORMING, GameStatus.ACTIVE):
-        raise GameError(f"{game.name} is over: its players no longer change")
+        raise GameError(_("{game} is over: its players no longer change", game=game.name))
 
 
 def replace(session: Session, game: Game, power: str, email: str, password_hash: str, now: datetime
@@ -57,7 +58,7 @@ def replace(session: Session, game: Game, power: str, email: str, password_hash:
     players = active_players(session, game)
     old = next((p for p in players if p.power == power), None)
     if old is not None and old.email == email:
-        raise GameError(f"{email} plays {power} in {game.name} already")
+        raise GameError(_("{address} plays {power} in {game} already", address=email, power=power, game=game.name))
     current = current_phase(session, game) if game.status == GameStatus.ACTIVE else None
     variant = variant_of(game)
     permanent = current is not None and variant.rules.permanent_civil_disorder(variant, current.state, power)
@@ -76,7 +77,7 @@ def eject(session: Session, game: Game, power: str, now: datetime) -> Player:
     _open(game)
     player = player_of(session, game, power)
     if player is None:
-        raise GameError(f"nobody plays {power} in {game.name}")
+        raise GameError(_("nobody plays {power} in {game}", power=power, game=game.name))
     player.left_at = now
     current = current_phase(session, game) if game.status == GameStatus.ACTIVE else None
     if current is not None:
@@ -94,12 +95,12 @@ def declare_civil_disorder(session: Session, game: Game, power: str) -> tuple[bo
     variant = variant_of(game)
     player = player_of(session, game, power)
     if player is None:
-        raise GameError(f"nobody plays {power} in {game.name}: its units take the defaults already "
-                        "(REPLACE gives it a player)")
+        raise GameError(_("nobody plays {power} in {game}: its units take the defaults already (REPLACE gives it a "
+                          "player)", power=power, game=game.name))
     if player.civil_disorder or variant.rules.permanent_civil_disorder(variant, current.state, power):
-        raise GameError(f"{power} is in civil disorder already")
+        raise GameError(_("{power} is in civil disorder already", power=power))
     if not still_in(current, power):
-        raise GameError(f"{power} has neither units nor centres: it is out of the game")
+        raise GameError(_("{power} has neither units nor centres: it is out of the game", power=power))
     after = variant.rules.declare_civil_disorder(variant, current.state, power)
     changed = after is not current.state
     if changed:
@@ -117,19 +118,19 @@ def undo_civil_disorder(session: Session, game: Game, power: str) -> Player:
     variant = variant_of(game)
     player = player_of(session, game, power)
     if player is None:
-        raise GameError(f"nobody plays {power} in {game.name}")
+        raise GameError(_("nobody plays {power} in {game}", power=power, game=game.name))
     if variant.rules.permanent_civil_disorder(variant, current.state, power):
         raise GameError(permanent_rule(variant, power))
     if not player.civil_disorder:
-        raise GameError(f"{power} is not in civil disorder")
+        raise GameError(_("{power} is not in civil disorder", power=power))
     player.civil_disorder = False
     player.late_streak = 0
     return player
 
 
 def permanent_rule(variant: Variant, power: str) -> str:
-    return (f"by the rules of {variant.title}, civil disorder is permanent: {power}'s units were disbanded "
-            "and it is never played again")
+    return _("by the rules of {variant}, civil disorder is permanent: {power}'s units were disbanded and it is "
+             "never played again", variant=variant.title, power=power)
 
 
 def still_in(current: CurrentPhase, power: str) -> bool:

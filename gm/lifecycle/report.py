@@ -16,6 +16,7 @@ from gm.engine.orders import SECRET_ORDERS, Order, SecondPhase, Step
 from gm.engine.results import Result
 from gm.engine.rules import SIDE_ORDERS
 from gm.engine.variant import Variant
+from gm.i18n import Text, to_json
 
 REPORT_FORMAT = 1
 
@@ -114,4 +115,15 @@ def annotated(report: dict[str, Any], *, entered_by_gm: Collection[tuple[str, st
                     for e in report.get(key, [])]
     if correction:
         out["correction"] = True
+    return out
+
+
+def stored(report: dict[str, Any]) -> dict[str, Any]:
+    """`report` as the database keeps it: each reason the engine gave as a sentence also kept
+    whole ('said', gm.i18n.to_json), so that results read again later (the pages, RESULTS,
+    HISTORY) are written in their reader's language too, not only in the English of 'reason'."""
+    out = dict(report)
+    for key in ("orders", "secret"):
+        if key in out:
+            out[key] = [{**e, "said": to_json(e["reason"])} if type(e.get("reason")) is Text else e for e in out[key]]
     return out

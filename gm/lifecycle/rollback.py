@@ -18,9 +18,12 @@ from sqlalchemy.orm import Session
 
 from gm.engine.model import Phase
 from gm.games import GameError, variant_of
+from gm.i18n import _
+from gm.lifecycle.ending import outcome_text
 from gm.lifecycle.deadlines import deadline_for
 from gm.lifecycle.house_rules import rules_of
-from gm.lifecycle.phase_names import find_phase
+from gm.lifecycle.overview import status_word
+from gm.lifecycle.phase_names import find_phase, phase_name
 from gm.lifecycle.phases import absences, next_check, players_by_power, position
 from gm.lifecycle.timing import pause_for_rollback
 from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation
@@ -47,20 +50,20 @@ def target(session: Session, game: Game, phase: Phase | None) -> GamePhase:
     """The phase a rollback returns to: `phase`, or the last adjudicated. GameError when the
     game has no such phase, or it was never adjudicated (it is the phase under way)."""
     if game.status == GameStatus.FORMING:
-        raise GameError(f"{game.name} has not started: there is nothing to roll back")
+        raise GameError(_("{game} has not started: there is nothing to roll back", game=game.name))
     if phase is None:
         row = last_adjudicated(session, game)
         if row is None:
-            raise GameError(f"no phase of {game.name} has been adjudicated yet")
+            raise GameError(_("no phase of {game} has been adjudicated yet", game=game.name))
         return row
     variant = variant_of(game)
     label = variant.phase_label(phase)
     row = find_phase(session, game, phase, variant)
     if row is None:
-        raise GameError(f"{game.name} has had no phase {label}")
+        raise GameError(_("{game} has had no phase {phase}", game=game.name, phase=phase_name(label)))
     # A game the GM or a draw ended stopped in a phase never adjudicated: it may be opened again.
     if row.adjudicated_at is None and game.status != GameStatus.FINISHED:
-        raise GameError(f"{label} has not been adjudicated: it is the phase under way")
+        raise GameError(_("{phase} has not been adjudicated: it is the phase under way", phase=phase_name(label)))
     return row
 
 
@@ -70,10 +73,12 @@ def roll_back(session: Session, game: Game, row: GamePhase, now: datetime, *, re
     finished game is made active again only when `reopen` says so: undoing the end of a game is
     never done by the way."""
     if game.status == GameStatus.FINISHED and not reopen:
-        raise GameError(f"{game.name} is over ({game.outcome or 'finished'}): rolling it back undoes its end, "
-                        f"so say so: ROLLBACK {row.label.replace(',', '')} REOPEN")
+        command = "ROLLBACK " + row.label.replace(",", "") + " REOPEN"
+        raise GameError(_("{game} is over ({outcome}): rolling it back undoes its end, so say so: {command}",
+                          game=game.name, outcome=outcome_text(game.outcome) or status_word(GameStatus.FINISHED),
+                          command=command))
     if reopen and game.status != GameStatus.FINISHED:
-        raise GameError(f"{game.name} is not over: REOPEN is only for undoing the end of a game")
+        raise GameError(_("{game} is not over: REOPEN is only for undoing the end of a game", game=game.name))
     later = list(session.scalars(select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.seq > row.seq)
                                  .order_by(GamePhase.seq)))
     undone_rows = [r for r in [row, *later] if r.adjudicated_at is not None]

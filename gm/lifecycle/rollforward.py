@@ -24,6 +24,8 @@ from gm.engine.model import Phase, PhaseKind
 from gm.engine.orders import Order
 from gm.engine.parse import parse_order
 from gm.games import CurrentPhase, GameError, current_phase, variant_of
+from gm.i18n import _, _p
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.phases import PhaseEnd, end_phase, players_by_power
 from gm.lifecycle.rollback import ACTION
 from gm.lifecycle.timing import under_way
@@ -37,7 +39,7 @@ class RolledForward:
     ended: list[PhaseEnd] = field(default_factory=list)
     restored: int = 0  # orders and allocations put back on file
     unread: list[str] = field(default_factory=list)  # 'France: A PAR - BUR (why)': no longer an order there
-    stopped: str | None = None  # why the replay stopped short of where it was to go
+    stopped: str | None = None  # why the replay stopped short of where it was to go (a Text)
 
 
 def undone_phases(session: Session, game: Game) -> list[dict[str, Any]]:
@@ -54,30 +56,34 @@ def roll_forward(session: Session, game: Game, phase: Phase | None, now: datetim
     the rollback undid its end)."""
     record = undone_phases(session, game)
     if not record:
-        raise GameError(f"{game.name} has not been rolled back: there is nothing to roll forward")
+        raise GameError(_("{game} has not been rolled back: there is nothing to roll forward", game=game.name))
     current = under_way(session, game)
     labels = [str(r["label"]) for r in record]
     if current.row.label not in labels:
-        raise GameError(f"{current.row.label} is none of the phases the last rollback undid ({', '.join(labels)}): "
-                        "there is nothing to roll forward")
+        raise GameError(_("{phase} is none of the phases the last rollback undid ({phases}): there is nothing to roll "
+                          "forward", phase=phase_name(current.row.label), phases=[phase_name(x) for x in labels]))
     start = labels.index(current.row.label)
     variant = variant_of(game)
     if phase is not None:
         label = variant.phase_label(phase)
         if label not in labels[start + 1:]:
-            raise GameError(f"{label} is not a phase after {current.row.label} that the last rollback undid "
-                            f"({', '.join(labels[start + 1:]) or 'none'})")
+            after = [phase_name(x) for x in labels[start + 1:]]
+            raise GameError(_("{phase} is not a phase after {current} that the last rollback undid ({phases})",
+                              phase=phase_name(label), current=phase_name(current.row.label),
+                              phases=after or _p("phases", "none")))
         stop: int | None = labels.index(label)
     else:  # the phase under way then; none when the game had ended (its last phase had results)
         stop = len(record) - 1 if record[-1].get("results") is None else None
     if stop is not None and stop <= start:
-        raise GameError(f"{game.name} is at the start of {current.row.label} already: there is nothing to roll forward")
+        raise GameError(_("{game} is at the start of {phase} already: there is nothing to roll forward", game=game.name,
+                          phase=phase_name(current.row.label)))
     done = RolledForward()
     players = players_by_power(session, game)
-    for _ in range(len(record) + 1):
+    for _round in range(len(record) + 1):
         at = labels.index(current.row.label) if current.row.label in labels else None
         if at is None:
-            done.stopped = f"the game went to {current.row.label}, which the rollback had not undone"
+            done.stopped = _("the game went to {phase}, which the rollback had not undone",
+                             phase=phase_name(current.row.label))
             break
         if at > start:  # a phase the rollback removed: the orders it had then
             _restore(session, game, current, record[at], players, unit_key, done)

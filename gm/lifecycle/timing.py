@@ -13,11 +13,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy.orm import Session
 
 from gm.games import CurrentPhase, GameError, current_phase
+from gm.i18n import Text, _
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRules, rules_of, with_changes
+from gm.lifecycle.overview import status_word
 from gm.lifecycle.phases import next_check
 from gm.store.models import Game, GameStatus
 
-WHEN_FORMS = "2026-12-01 20:00, 2026-12-01T20:00 or 2026-12-01, in the game's time zone (or add one: 20:00 UTC)"
+# TRANSLATORS: how a GM writes a moment (the dates and times stay as they are)
+WHEN_FORMS = _("2026-12-01 20:00, 2026-12-01T20:00 or 2026-12-01, in the game's time zone (or add one: 20:00 UTC)")
 _WHEN = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2}))?(?:\s+(\S+))?")
 
 
@@ -25,7 +28,7 @@ def under_way(session: Session, game: Game) -> CurrentPhase:
     """The phase taking orders in `game`; GameError when the game is not under way."""
     current = current_phase(session, game) if game.status == GameStatus.ACTIVE else None
     if current is None:
-        raise GameError(f"{game.name} is {game.status}, not under way")
+        raise GameError(_("{game} is {status}, not under way", game=game.name, status=status_word(game.status)))
     return current
 
 
@@ -34,20 +37,21 @@ def read_when(text: str, rules: HouseRules) -> datetime:
     house rules' hour, else 00:00), or in the zone named after it. Raises GameError."""
     found = _WHEN.fullmatch(text.strip())
     if found is None:
-        raise GameError(f"{text.strip()!r} is no date and time: write it like {WHEN_FORMS}")
+        raise GameError(_("{text} is no date and time: write it like {forms}", text=repr(text.strip()), forms=WHEN_FORMS))
     year, month, day, hour, minute, zone_name = found.groups()
     zone = rules.zone
     if zone_name is not None:
         try:
             zone = ZoneInfo("UTC" if zone_name.upper() in ("UTC", "GMT", "Z") else zone_name)
         except (ZoneInfoNotFoundError, ValueError):
-            raise GameError(f"unknown time zone {zone_name!r}: give a name such as UTC or Europe/London") from None
+            raise GameError(_("unknown time zone {zone}: give a name such as UTC or Europe/London",
+                              zone=repr(zone_name))) from None
     if hour is None:
         hour, minute = rules.hour or 0, 0
     try:
         return datetime(int(year), int(month), int(day), int(hour), int(minute), tzinfo=zone)
     except ValueError as e:
-        raise GameError(f"{text.strip()!r} is no date and time ({e})") from None
+        raise GameError(_("{text} is no date and time ({error})", text=repr(text.strip()), error=str(e))) from None
 
 
 def set_deadline(session: Session, game: Game, deadline: datetime, now: datetime) -> CurrentPhase:
@@ -56,9 +60,10 @@ def set_deadline(session: Session, game: Game, deadline: datetime, now: datetime
     when there is time for it. A deadline moved later holds the phase to it (see _hold)."""
     current = under_way(session, game)
     if game.paused_at is not None:
-        raise GameError(f"{game.name} is paused: RESUME it first (RESUME moves the deadline on by the time paused)")
+        raise GameError(_("{game} is paused: RESUME it first (RESUME moves the deadline on by the time paused)",
+                          game=game.name))
     if deadline <= now:
-        raise GameError("that is not in the future")
+        raise GameError(_("that is not in the future"))
     _hold(game, current, deadline)
     _move(game, current, deadline, now)
     return current
@@ -70,14 +75,14 @@ def extend(session: Session, game: Game, by: timedelta, now: datetime) -> Curren
     current = under_way(session, game)
     deadline = (current.row.deadline_at or game.deadline_at or now) + by
     if deadline <= now:
-        raise GameError(f"the deadline would still be in the past ({_local(game, deadline)}): "
-                        "SET DEADLINE gives a new one")
+        raise GameError(_("the deadline would still be in the past ({deadline}): SET DEADLINE gives a new one",
+                          deadline=_local(game, deadline)))
     _hold(game, current, deadline)
     _move(game, current, deadline, now)
     return current
 
 
-HELD = "the phase now ends at the new deadline even if every order is in (PROCESS ends it sooner)"
+HELD = _("the phase now ends at the new deadline even if every order is in (PROCESS ends it sooner)")
 
 
 def _hold(game: Game, current: CurrentPhase, deadline: datetime) -> None:
@@ -103,11 +108,12 @@ def change_rules(session: Session, game: Game, changes: dict[str, Any], now: dat
     house_rules' own words. The scheduler looks at a game under way at once: a shorter grace or
     a reminder due sooner takes effect now."""
     if game.status == GameStatus.FINISHED:
-        raise GameError(f"{game.name} is over: its house rules no longer matter")
+        raise GameError(_("{game} is over: its house rules no longer matter", game=game.name))
     try:
         rules = with_changes(rules_of(game.options), changes)
-    except ValueError as e:
-        raise GameError(str(e)) from None
+    except ValueError as e:  # house_rules' own words (a Text)
+        said = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], Text) else str(e)
+        raise GameError(said) from None
     set_options(game, {OPTION_KEY: rules.to_options()})
     if game.status == GameStatus.ACTIVE and game.paused_at is None:
         game.next_check_at = now
@@ -129,7 +135,8 @@ def pause(session: Session, game: Game, now: datetime) -> CurrentPhase:
         set_options(game, {ROLLBACK_PAUSE: None})  # a rollback's pause becomes the GM's: PROCESS keeps it
         return current
     if game.paused_at is not None:
-        raise GameError(f"{game.name} is paused already (since {_local(game, game.paused_at)})")
+        raise GameError(_("{game} is paused already (since {moment})", game=game.name,
+                          moment=_local(game, game.paused_at)))
     game.paused_at = now
     return current
 
@@ -167,7 +174,7 @@ def resume(session: Session, game: Game, now: datetime) -> tuple[CurrentPhase, t
     Returns the phase and how far its deadline moved."""
     current = under_way(session, game)
     if game.paused_at is None:
-        raise GameError(f"{game.name} is not paused")
+        raise GameError(_("{game} is not paused", game=game.name))
     stopped = max(timedelta(0), now - max(game.paused_at, current.row.opened_at))
     game.paused_at = None
     set_options(game, {ROLLBACK_PAUSE: None})

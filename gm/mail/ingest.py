@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gm.engine.model import PhaseKind
 from gm.games import GameError, game_name, units_without_orders, variant_of
+from gm.i18n import _, translated
 from gm.mail import budget
 from gm.mail.intake import auth
 from gm.mail.commands import confirmations
@@ -48,8 +49,12 @@ from gm.mail.intake.provenance import Proof, Provenance
 from gm.mail.intake.redact import redact
 from gm.mail.outgoing.reply import PowerStatus, render_ack, render_notice, reply_subject
 from gm.lifecycle import leaving
+from gm.lifecycle.ending import outcome_text
+from gm.lifecycle.overview import status_word
+from gm.lifecycle.phase_names import phase_name
 from gm.store import failing
 from gm.store.db import transaction
+from gm.view.languages import language_of
 from gm.store.models import (
     Confirmation,
     Game,
@@ -196,7 +201,7 @@ def ingest_batch(
         return batch.logged(batch.run(session_factory, careful=True))
     except Exception as e:  # the commit (or the database) failed: nothing of the batch was kept
         log.exception("batch of %d mails failed; left for a later attempt", len(mails))
-        return batch.logged([IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _ in mails])
+        return batch.logged([IngestOutcome(None, f"failed: {type(e).__name__}", 0, e) for _mail in mails])
 
 
 def registered_addresses(session_factory: sessionmaker[Session]) -> set[str]:
@@ -232,7 +237,7 @@ def _prehash(
     see gm.mail.commands.confirmations), nor is a guessed code. One a mail (the most it may set),
     PREHASH_PER_BATCH a batch; a password set otherwise (SET PASSWORD, after its sign-on) is
     hashed in the transaction once the mail has shown it may."""
-    out: list[dict[str, str]] = [{} for _ in mails]
+    out: list[dict[str, str]] = [{} for _mail in mails]
     wanted: list[tuple[int, str, list[str]]] = []
     for i, (mail, message) in enumerate(zip(mails, messages, strict=True)):
         if not _read_lines(mail, message, max_size):
@@ -251,8 +256,8 @@ def _prehash(
                 wanted.append((i, "CONFIRM", [code]))
     if not wanted:
         return out
-    joined = {_game_name(args[0]) for _, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
-    codes = {code for _, name, args in wanted if name == "CONFIRM" and (code := confirmations.read_code(args[0]))}
+    joined = {_game_name(args[0]) for _line, name, args in wanted if name == "JOIN" and len(args) >= 3} - {None}
+    codes = {code for _line, name, args in wanted if name == "CONFIRM" and (code := confirmations.read_code(args[0]))}
     forming: dict[str, bool] = {}  # a forming game's name -> whether it requires DKIM
     opened: dict[str, str | None] = {}  # a code -> the password its request keeps sealed
     if joined or codes:
@@ -374,7 +379,7 @@ class _Batch:
         Careful: each mail (and each command in it) in a savepoint of its own, its rows with it."""
         with transaction(session_factory) as session:
             new = self._new(session)
-            outcomes = [IngestOutcome(None, "duplicate", 0) for _ in self.mails]
+            outcomes = [IngestOutcome(None, "duplicate", 0) for _mail in self.mails]
             senders = {self.messages[i].sender for i in new}
             self.failing_senders.update(failing.marks(session, senders))
             self.quiet_senders.update(leaving.quiet(session, senders))
@@ -388,7 +393,7 @@ class _Batch:
                     answers.append((i, *self._record(session, lookups, i, row, careful=False)))
                 orders.write_orders(session, lookups)
                 # The replies last: the hourly count of every address they go to, read at once.
-                lookups.count_replies({out.to for _, _, outgoing in answers for out in outgoing})
+                lookups.count_replies({out.to for *_done, outgoing in answers for out in outgoing})
                 replies: list[dict[str, object]] = []
                 for i, outcome, outgoing in answers:
                     outcomes[i] = self._queue(lookups, i, outcome, outgoing, replies)
@@ -507,8 +512,9 @@ class _Batch:
                 unproven = not (lookups.proven(out.to) or (out.to == sender and authenticated))
                 if not self._within_budget(lookups, out.to, out.kind):
                     if out.kind == "ack" and self._within_budget(lookups, out.to, "paused"):
-                        out = Outgoing(out.to, "gm: answers paused", render_notice(
-                            "paused", per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
+                        language = language_of(lookups.session, out.to)
+                        out = Outgoing(out.to, translated(_("gm: answers paused"), language), render_notice(
+                            "paused", language, per_hour=self.replies_per_hour, resume=_resume_time()), "paused")
                     else:
                         continue
                 if unproven and out.kind == "notice" and out.to in self.quiet_senders:
@@ -562,8 +568,10 @@ class _Batch:
             with session.begin_nested():
                 row = _InboundRow(session, self._inbound_values(i, outcome))
                 replies: list[dict[str, object]] = []
-                text = render_notice("failed")
-                notice = Outgoing(message.sender, "gm: your mail could not be read", text, "notice")
+                language = language_of(session, message.sender)
+                text = render_notice("failed", language)
+                notice = Outgoing(message.sender, translated(_("gm: your mail could not be read"), language), text,
+                                  "notice")
                 done = self._queue(lookups, i, IngestOutcome(row.id(), outcome, 0), [notice], replies)
                 if replies:
                     session.connection().execute(_INSERT_OUTBOX, replies)
@@ -590,7 +598,7 @@ class _Answer:
         self.own_address = False  # once run: whether it signed on, with the password, from its own address
 
     def _describe(self, ctx: Context) -> None:
-        roles = [player.power for player in ctx.signed] + ["the GM" for _ in ctx.masters_signed[:1]]
+        roles = [player.power for player in ctx.signed] + ["the GM" for _master in ctx.masters_signed[:1]]
         if ctx.game is None or not roles:
             return
         phase = ctx.phase()
@@ -604,12 +612,12 @@ class _Answer:
         message, batch = self.message, self.batch
         size, max_size = self.mail.full_size, batch.max_size
         if outcome == "too large":
-            refused = (
-                f"Your mail is {size:,} bytes long; this judge reads mail up to {max_size:,} bytes.\n"
-                "Nothing in it was read. Send your orders as plain text, without attachments."
-            )
-            text = render_ack("", [], None, [], refused=refused)
-            return [Outgoing(message.sender, "gm: your mail was too large", text, "notice")]
+            refused = _("Your mail is {size} bytes long; this judge reads mail up to {max_size} bytes.\n"
+                        "Nothing in it was read. Send your orders as plain text, without attachments.",
+                        size=format(size, ","), max_size=format(max_size, ","))
+            language = language_of(session, message.sender)
+            text = render_ack("", [], None, [], refused=refused, lang=language)
+            return [Outgoing(message.sender, translated(_("gm: your mail was too large"), language), text, "notice")]
         list_mail = message.soft_automatic and size <= max_size
         if outcome != "processed" and not list_mail:
             return []
@@ -638,8 +646,11 @@ class _Answer:
         self.batch.proofs[self.index] = self.proof = ctx.provenance or self.proof
         if careful:  # in the mail's savepoint; otherwise once for the whole batch (see _Batch.run)
             orders.write_orders(session, lookups)
-        notices = [Outgoing(to, subject, text, kind) for to, subject, text, kind in press.batched(ctx.notices)]
-        notices += [Outgoing(to, subject, text, "confirm", game_id=game_id, unproven=unproven)
+        # subjects in their readers' languages (a Text subject is translated here)
+        notices = [Outgoing(to, subject, text, kind)
+                   for to, subject, text, kind in press.batched(ctx.notices, ctx.language)]
+        notices += [Outgoing(to, translated(subject, ctx.language(to)), text, "confirm", game_id=game_id,
+                             unproven=unproven)
                     for to, subject, text, game_id, unproven in ctx.codes]
         addresses = list(dict.fromkeys([*(player.email for player in ctx.signed),
                                         *(master.email for master in ctx.masters_signed)]))
@@ -658,7 +669,7 @@ class _Answer:
         if glance is not None and ctx.master is not None:
             ctx.private_sections.append((ctx.master.email, *glance))
         unread = max(0, len(lines) - MAX_LINES) if not ctx.signed_off else 0
-        acks = [Outgoing(to, reply_subject(message.subject),
+        acks = [Outgoing(to, reply_subject(message.subject, ctx.language(to)),
                          render_ack(message.subject, ctx.results, _status(ctx, to),
                                     [*ctx.sections, *((title, text) for reader, title, text in ctx.private_sections
                                                       if reader == to)],
@@ -671,13 +682,14 @@ class _Answer:
         """The fixed notice to a sender the mail was not answered at: why signing on failed, and
         where the answers of sign-ons went, the same whether their passwords were right or not;
         nothing of what the mail said."""
-        text = render_notice("stranger", ctx.language(self.message.sender), gm_address=self.batch.gm_address,
+        language = ctx.language(self.message.sender)
+        text = render_notice("stranger", language, gm_address=self.batch.gm_address,
                              sections=[] if ctx.elsewhere else ctx.sections,
                              problems=ctx.sign_on_problems[: auth.CHECKS_PER_MAIL],
                              elsewhere=list(dict.fromkeys(ctx.elsewhere))[: auth.CHECKS_PER_MAIL],
                              failing=list(dict.fromkeys(ctx.elsewhere_failing))[: auth.CHECKS_PER_MAIL])
-        answered = [title for title, _ in ctx.sections] if not ctx.elsewhere else []
-        subject = "gm: " + "; ".join(answered)[:200] if answered else "gm: how to send orders"
+        answered = [translated(title, language) for title, _text in ctx.sections] if not ctx.elsewhere else []
+        subject = "gm: " + "; ".join(answered)[:200] if answered else translated(_("gm: how to send orders"), language)
         return Outgoing(self.message.sender, subject, text, "notice")
 
     def _line(self, ctx: Context, line: str, careful: bool) -> None:
@@ -703,7 +715,7 @@ class _Answer:
             log.exception("command failed: %r", line)
             lookups.forget()  # its savepoint was rolled back
             del notices[before:]  # and with it the notices it queued
-            ctx.reject(line, "the judge could not carry this out (the GM has been told)")
+            ctx.reject(line, _("the judge could not carry this out (the GM has been told)"))
 
 
 class _InboundRow:
@@ -745,7 +757,7 @@ _INSERT_OUTBOX = insert(OutboundMail.__table__)
 
 def _headers_of(raw: bytes) -> bytes:
     for sep in (b"\r\n\r\n", b"\n\n"):
-        head, found, _ = raw.partition(sep)
+        head, found, _rest = raw.partition(sep)
         if found:
             return head + sep
     return raw[:64_000]
@@ -795,7 +807,7 @@ def _status(ctx: Context, reader: str) -> PowerStatus | None:
     game = ctx.lookups.game_by_id(player.game_id)
     if game is not None and game.status == GameStatus.FINISHED:  # no phase, nothing owed: the game is over
         return PowerStatus(power=player.power, game=game.name, phase="", orders=[], missing=[], allocations=[],
-                           points=None, used=0, ended=game.outcome or "finished")
+                           points=None, used=0, ended=outcome_text(game.outcome) or status_word(GameStatus.FINISHED))
     phase = None if game is None else ctx.lookups.phase(game)
     if phase is None:
         return None
@@ -810,12 +822,16 @@ def _status(ctx: Context, reader: str) -> PowerStatus | None:
     return PowerStatus(
         power=power,
         game=game.name,
-        phase=phase.row.label,
-        orders=[o.canonical + (" (entered by the GM)" if o.entered_by else "") for o in orders_on_file],
+        phase=phase_name(phase.row.label),
+        orders=[_by_gm(o.canonical) if o.entered_by else o.canonical for o in orders_on_file],
         missing=units_without_orders(variant, phase.state, power, orders_on_file),
-        allocations=[a.canonical + (" (entered by the GM)" if a.entered_by else "") for a in allocations],
+        allocations=[_by_gm(a.canonical) if a.entered_by else a.canonical for a in allocations],
         points=points,
         used=used,
         private=rules.private_status(variant, phase.state, power),
-        **({"points_name": "IP", "points_use": "bids"} if phase.state.phase.kind is PhaseKind.BIDDING else {}),
+        **({"points_name": "IP", "points_use": _("bids")} if phase.state.phase.kind is PhaseKind.BIDDING else {}),
     )
+
+
+def _by_gm(order: str) -> str:
+    return _("{order} (entered by the GM)", order=order)

@@ -18,9 +18,11 @@ from PIL import Image, ImageDraw
 from gm.engine.graph import Terrain
 from gm.engine.model import RETREATS, GameState, PhaseKind, Unit, UnitType, parse_designation, province_of
 from gm.engine.variant import Variant
+from gm.i18n import ENGLISH, _, _p, translated
+from gm.lifecycle.phase_names import phase_name
 from gm.maps import art
 from gm.maps.art import Art, load_art
-from gm.maps.fonts import font
+from gm.maps.fonts import fitting, font
 
 if TYPE_CHECKING:
     from gm.casefile import CaseRun
@@ -38,7 +40,9 @@ COLOURBLIND = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
 COLOURBLIND_MINOR = "#44AA99"
 PALETTES = ("rulebook", "colourblind")
 DEFAULT_COLOUR = "#888888"
-MINOR_KEY = "Minor powers"
+MINOR_KEY = "Minor powers"  # the legend's entry for them all (drawn in the scene's language)
+# TRANSLATORS: a map's legend: the colour of every minor power
+_MINOR_WORDS = _("Minor powers")
 TINT = 0.6  # how much of a power's colour a space it owns takes
 MIN_TINT_LUMA = 135
 
@@ -63,7 +67,7 @@ class DrawnOrder:
 class Scene:
     """Everything one picture shows."""
 
-    title: str
+    title: str  # the words drawn (Texts, or plain words) are written in `language`
     units: list[Unit]
     centres: dict[str, str]
     orders: list[DrawnOrder] = field(default_factory=list)
@@ -72,6 +76,7 @@ class Scene:
     # The major powers, where the rules changed them in play (a promoted minor power takes the
     # colour of the power whose player plays it now); None: the variant's.
     majors: list[str] | None = None
+    language: str = ENGLISH  # the title's, the subtitle's and the legend's
 
 
 SECOND_MOVE = " (second move)"  # how gm.engine.orders.SecondPhase ends
@@ -244,7 +249,7 @@ def _unit(draw, kind: str, x: float, y: float, fill: int, edge: int) -> None:
     parts = parse_designation(kind)
     leader = parts is None and bool(kind)
     if leader:
-        _, _, fleet_part = kind.partition("/")
+        _armies, _slash, fleet_part = kind.partition("/")
         parts = (1, (parse_designation(fleet_part) or (0, 0))[1])
     armies, fleets = parts or (1, 0)
     ax, ay = (x - 8, y - 4) if armies and fleets else (x, y)
@@ -299,7 +304,7 @@ class _Picture:
         """The variant's powers, then any other the scene shows."""
         scene = self.scene
         shown = [u.power for u in scene.units] + list(scene.centres.values()) + [o.power for o in scene.orders]
-        shown += [u.power for u, _ in scene.dislodged]
+        shown += [u.power for u, _retreats in scene.dislodged]
         return list(dict.fromkeys([*self.variant.powers, *shown]))
 
     def colour(self, power: str) -> str:
@@ -403,12 +408,12 @@ class _Picture:
         for u in self.scene.units:
             x, y = self.unit_at(u.location)
             _unit(self.draw, u.designation, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
-        for u, _ in self.scene.dislodged:
+        for u, _retreats in self.scene.dislodged:
             if any(v.location == u.location and v.power == u.power for v in self.scene.units):
                 continue  # drawn above, already offset
             x, y = self.unit_at(u.location)
             _unit(self.draw, u.designation, x, y, self.ink.get(u.power, BLACK), self.edge.get(u.power, BLACK))
-        for u, _ in self.scene.dislodged:  # a dislodged unit wears a red ring
+        for u, _retreats in self.scene.dislodged:  # a dislodged unit wears a red ring
             x, y = self.unit_at(u.location)
             self.draw.rounded_rectangle([x - 14, y - 12, x + 14, y + 12], radius=5, outline=DISLODGED, width=2)
         for o in self.scene.orders:
@@ -417,10 +422,13 @@ class _Picture:
 
     def bands(self) -> None:
         layout = self.art.layout
-        self.draw.text((10, 7), self.scene.title, font=font(18), fill=art.LABEL)
+        language = self.scene.language
+        title, f = fitting(translated(self.scene.title, language), 18)
+        self.draw.text((10, 7), title, font=f, fill=art.LABEL)
         if self.scene.subtitle:
-            right = layout["width"] - 10 - self.draw.textlength(self.scene.subtitle, font=font(13))
-            self.draw.text((right, 11), self.scene.subtitle, font=font(13), fill=art.LABEL)
+            subtitle, f = fitting(translated(self.scene.subtitle, language), 13)
+            right = layout["width"] - 10 - self.draw.textlength(subtitle, font=f)
+            self.draw.text((right, 11), subtitle, font=f, fill=art.LABEL)
         counts: dict[str, int] = {}
         for power in self.scene.centres.values():
             key = MINOR_KEY if self.is_minor(power) else power
@@ -431,11 +439,12 @@ class _Picture:
             entries.append((MINOR_KEY, self.ink[minors[0]]))
         per_row = max(1, layout["width"] // 200)
         top = layout["legend_top"] + 6
-        f = font(13)
         for i, (name, ink) in enumerate(entries):
             x, y = 12 + (i % per_row) * 200, top + (i // per_row) * 22
             self.draw.rectangle([x, y + 2, x + 16, y + 14], fill=ink, outline=BLACK)
-            self.draw.text((x + 22, y), f"{name} {counts.get(name, 0)}", font=f, fill=art.LABEL)
+            shown = translated(_MINOR_WORDS, language) if name == MINOR_KEY else name
+            words, f = fitting(f"{shown} {counts.get(name, 0)}", 13)
+            self.draw.text((x + 22, y), words, font=f, fill=art.LABEL)
 
     def png(self) -> bytes:
         self.image.putpalette(bytes(self.pal.entries))
@@ -459,17 +468,26 @@ def render(variant: Variant, scene: Scene, palette: str = "rulebook") -> bytes:
 
 
 def _title(variant: Variant, state: GameState, name: str) -> str:
-    label = variant.phase_label(state.phase)
-    return f"{name}: {label}" if name else label
+    label = phase_name(variant.phase_label(state.phase))
+    # TRANSLATORS: a map's title: the game's name and the phase
+    return _("{game}: {phase}", game=name, phase=label) if name else label
 
 
-def position_scene(variant: Variant, state: GameState, game: str = "") -> Scene:
+# TRANSLATORS: a map's subtitle: it shows a position
+_POSITION = _p("map", "position")
+# TRANSLATORS: a map's subtitle: it shows a phase's orders and their results
+_RESULTS = _p("map", "orders and results")
+# TRANSLATORS: a map's subtitle: it shows orders not yet adjudicated
+_ORDERS = _p("map", "orders")
+
+
+def position_scene(variant: Variant, state: GameState, game: str = "", *, language: str = ENGLISH) -> Scene:
     """A position as it stands: units, centres, and in a retreat phase the dislodged units with
-    where they may go."""
+    where they may go; its words in `language`."""
     return Scene(title=_title(variant, state, game), units=list(state.units.values()),
                  centres=dict(state.supply_centres),
-                 dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle="position",
-                 majors=_majors(variant, state))
+                 dislodged=[(d.unit, d.retreats) for d in state.dislodged.values()], subtitle=_POSITION,
+                 majors=_majors(variant, state), language=language)
 
 
 def _majors(variant: Variant, state: GameState) -> list[str] | None:
@@ -479,7 +497,8 @@ def _majors(variant: Variant, state: GameState) -> list[str] | None:
 
 
 def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
-                 dislodged: list[tuple[Unit, tuple[str, ...]]], name: str, subtitle: str) -> Scene:
+                 dislodged: list[tuple[Unit, tuple[str, ...]]], name: str, subtitle: str,
+                 language: str = ENGLISH) -> Scene:
     """A phase with its orders, from the position it started from: after a movement phase the
     units it dislodged, with where they may retreat; in a retreat phase the units retreating."""
     units = list(before.units.values())
@@ -489,20 +508,23 @@ def _phase_scene(variant: Variant, before: GameState, orders: list[DrawnOrder],
     elif before.phase.kind is not PhaseKind.MOVEMENT:
         dislodged = []
     return Scene(title=_title(variant, before, name), units=units, centres=dict(before.supply_centres),
-                 orders=orders, dislodged=dislodged, subtitle=subtitle, majors=_majors(variant, before))
+                 orders=orders, dislodged=dislodged, subtitle=subtitle, majors=_majors(variant, before),
+                 language=language)
 
 
-def results_scene(variant: Variant, before: GameState, report: dict, game: str = "") -> Scene:
-    """A phase adjudicated (a report of gm/lifecycle/report.py): every public order with its result."""
+def results_scene(variant: Variant, before: GameState, report: dict, game: str = "", *,
+                  language: str = ENGLISH) -> Scene:
+    """A phase adjudicated (a report of gm/lifecycle/report.py): every public order with its result;
+    its words in `language`."""
     orders = [o for e in report.get("orders", []) if (o := drawn_order(e["power"], e["order"], e["result"]))]
     dislodged = []
     for d in report.get("dislodged", []):
-        kind, _, location = d["unit"].partition(" ")
+        kind, _space, location = d["unit"].partition(" ")
         parts = parse_designation(kind)
         unit = Unit.of(d["power"], location, *parts) if parts else Unit(d["power"], UnitType.ARMY, location, leader=kind)
         # a turn's retreats are made with it (1700AD II): its orders show where the unit went
         dislodged.append((unit, () if d.get("settled") else tuple(d.get("retreats", ()))))
-    return _phase_scene(variant, before, orders, dislodged, game, "orders and results")
+    return _phase_scene(variant, before, orders, dislodged, game, _RESULTS, language)
 
 
 def run_scene(run: "CaseRun") -> Scene:
@@ -511,11 +533,11 @@ def run_scene(run: "CaseRun") -> Scene:
     adjudication = run.adjudication
     if adjudication is None:
         orders = [o for e in run.entries if e.order is not None and (o := drawn_order(e.order.power, str(e.order)))]
-        return _phase_scene(run.variant, run.state, orders, [], run.case.id, "orders")
+        return _phase_scene(run.variant, run.state, orders, [], run.case.id, _ORDERS)
     orders = [o for r in adjudication.results if (o := drawn_order(r.order.power, str(r.order), r.result.value))]
     settled = run.variant.rules.impulses > 1  # a turn's retreats are made with it: its orders show them
     dislodged = [(d.unit, () if settled else d.retreats) for d in adjudication.dislodged.values()]
-    return _phase_scene(run.variant, run.state, orders, dislodged, run.case.id, "orders and results")
+    return _phase_scene(run.variant, run.state, orders, dislodged, run.case.id, _RESULTS)
 
 
 def render_run(run: "CaseRun", palette: str = "rulebook") -> bytes:

@@ -354,7 +354,7 @@ class QuietAddress(Base):
 
 class ReaderLanguage(Base):
     """The language an address reads the judge's mail in (SET LANGUAGE): in every game it plays,
-    runs or watches, over the game's own language (gm.store.languages)."""
+    runs or watches, over the game's own language (gm.view.languages)."""
 
     __tablename__ = "reader_languages"
 

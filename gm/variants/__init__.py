@@ -14,7 +14,8 @@ from pathlib import Path
 from gm.engine.graph import GameMap, Province, Terrain
 from gm.engine.model import Phase, PhaseKind, Season, UnitType, Unit, parse_designation, province_of
 from gm.engine.rules import Rules
-from gm.engine.variant import Power, Variant
+from gm.engine.variant import Language, LocalName, Power, Variant
+from gm.i18n import Written
 
 # name -> (folder under maps/, module under gm.variants holding its Rules class): the variants gm
 # ships with rules of their own, then every folder under maps/ whose variant.toml names rules gm
@@ -117,7 +118,50 @@ def load_variant(name: str) -> Variant:
     folder, module = REGISTRY[key]
     rules_class: type[Rules] = getattr(importlib.import_module(module), "VariantRules")
     data = read_variant_data(folder)
-    return variant_from_data(key, data, rules_class(), docs=str(maps_dir() / folder / "README.md"))
+    return variant_from_data(key, data, rules_class(), docs=str(maps_dir() / folder / "README.md"),
+                             languages=read_languages(folder))
+
+
+def read_languages(folder: str) -> dict[str, dict]:
+    """maps/<folder>/languages/<code>.toml: the variant's names in other languages, by code."""
+    found = {}
+    for path in sorted((maps_dir() / folder / "languages").glob("*.toml")):
+        with path.open("rb") as fh:
+            found[path.stem] = tomllib.load(fh)
+    return found
+
+
+def languages_from_data(key: str, files: dict[str, dict], provinces: dict[str, Province],
+                        powers: dict[str, Power]) -> dict[str, Language]:
+    """Each language file's names, checked against the map and the powers they name."""
+    out: dict[str, Language] = {}
+    for code, data in files.items():
+        unknown = set(data) - {"provinces", "powers", "title"}
+        if unknown:
+            raise VariantError(f"{key}: languages/{code}.toml: unknown table {sorted(unknown)[0]!r}")
+        named: dict[str, dict[str, LocalName]] = {}
+        for table, known in (("provinces", provinces), ("powers", powers)):
+            named[table] = {}
+            for name, fields in data.get(table, {}).items():
+                if name not in known:
+                    raise VariantError(f"{key}: languages/{code}.toml names no {table[:-1]} of the variant: {name!r}")
+                try:
+                    named[table][name] = LocalName(fields["name"], fields.get("abbr", ""), fields.get("adjective", ""),
+                                                   tuple(fields.get("aliases", ())))
+                except (KeyError, TypeError) as e:
+                    raise VariantError(f"{key}: languages/{code}.toml: {table}.{name}: {e}") from None
+        out[code] = Language(code, named["provinces"], named["powers"])
+    return out
+
+
+def _title(english: str, local: dict[str, str]) -> str:
+    """The variant's title, written in a reader's language where a language file gives it one
+    (`title = "Diplomatie (carte standard)"`): it reads as the English."""
+    return Written(_local_title, english, tuple(sorted(local.items()))) if local else english
+
+
+def _local_title(language: str, english: str, local: tuple[tuple[str, str], ...]) -> str:
+    return dict(local).get(language, english)
 
 
 def read_variant_data(folder: str) -> dict:
@@ -136,7 +180,8 @@ def _merge(base: dict, changes: dict) -> dict:
     return out
 
 
-def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Variant:
+def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "",
+                      languages: dict[str, dict] | None = None) -> Variant:
     """Build a Variant from the parsed variant.toml, checking that the map is consistent."""
     provinces: dict[str, Province] = {}
     army: dict[str, set[str]] = {}
@@ -198,7 +243,7 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
     start = data["start"]
     return Variant(
         name=key,
-        title=data["title"],
+        title=_title(data["title"], {code: str(d["title"]) for code, d in (languages or {}).items() if "title" in d}),
         map=game_map,
         powers=powers,
         starting_units=tuple(units),
@@ -209,6 +254,7 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "") -> Var
         docs=docs,
         facts=data.get("facts", {}),
         notes=tuple(data.get("notes", ())),
+        languages=languages_from_data(key, languages or {}, provinces, powers),
     )
 
 

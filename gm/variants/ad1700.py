@@ -28,6 +28,7 @@ from gm.engine.model import GameState, Unit, UnitType
 from gm.engine.orders import Build
 from gm.engine.rules import Rules
 from gm.engine.variant import SpecialOrder
+from gm.i18n import _
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -35,20 +36,20 @@ if TYPE_CHECKING:
 # What a player is told of the orders the rules add (the start mail, what a phase asks).
 SPECIAL_ORDERS = (
     SpecialOrder("<unit>-<step>-<step> [(x2)]",
-                 "a year is two impulses: give each unit its two steps (a move, Hold, a support); "
-                 "(x2) after the last step spends both at double strength; a leader has three "
-                 "points, (x3) (rules 3 to 7).", "A(Fin)-Kar (x2)"),
+                 _("a year is two impulses: give each unit its two steps (a move, Hold, a support); "
+                   "(x2) after the last step spends both at double strength; a leader has three "
+                   "points, (x3) (rules 3 to 7)."), "A(Fin)-Kar (x2)"),
     SpecialOrder("<leader>(<space>)-<step>",
-                 "your leader is named in place of A: Marlborough, Prince Eugene, Villars, Peter "
-                 "the Great, Berwick, Charles XII, Schulenburg (rule 7; the Turks have none).",
+                 _("your leader is named in place of A: Marlborough, Prince Eugene, Villars, Peter "
+                   "the Great, Berwick, Charles XII, Schulenburg (rule 7; the Turks have none)."),
                  "CXII(Got)-Sca"),
     SpecialOrder("Retreats: / Builds: / Removes:",
-                 "retreats, builds and removals go with the year's orders, made in the same "
-                 "adjudication; fleets are built two at a time (rules 5 and 8).",
+                 _("retreats, builds and removals go with the year's orders, made in the same "
+                   "adjudication; fleets are built two at a time (rules 5 and 8)."),
                  "Builds: A(Fin)"),
     SpecialOrder("PERMIT <power> / REVOKE <power>",
-                 "let that power's fleets into your coasts and its supply lines through your units, "
-                 "until you revoke it (rules 8 and 9).", "PERMIT Swedish"),
+                 _("let that power's fleets into your coasts and its supply lines through your units, "
+                   "until you revoke it (rules 8 and 9)."), "PERMIT Swedish"),
 )
 
 HELD_SINCE = "held_since"  # GameState.extra: centre -> the year its owner took it (absent: held from the start)
@@ -122,15 +123,16 @@ class VariantRules(Rules):
         if order.unit_type is UnitType.FLEET:
             sites: Mapping[str, Sequence[str]] = variant.facts.get("fleet_build_centres", {})  # type: ignore[assignment]
             if order.province not in sites.get(order.power, ()) and order.province not in self._late_sites(variant, state, order.power):
-                return f"fleets are built only in home coastal centres (rule 8), and {name} is not one of {order.power}'s"
+                return _("fleets are built only in home coastal centres (rule 8), and {province} is not one of {power}'s",
+                         province=name, power=order.power)
             if there is not None and there.n_fleets:
-                return f"{name} already has fleets: two stand in a coastal province at most (rule 8)"
+                return _("{province} already has fleets: two stand in a coastal province at most (rule 8)", province=name)
             return ""
         if order.province in self._late_sites(variant, state, order.power) and \
                 order.province not in state.home_centres.get(order.power, ()):
-            return f"only fleets are built in {name} (rule 10a)"
+            return _("only fleets are built in {province} (rule 10a)", province=name)
         if there is not None and there.n_armies:
-            return f"{name} already has a land unit"
+            return _("{province} already has a land unit", province=name)
         return ""
 
     def end_years(self, variant: Variant) -> tuple[int, ...]:

@@ -27,6 +27,7 @@ from gm.engine.orders import Allocation, Build, DeclareHome, Hold, Order, Suppor
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import Rules
 from gm.engine.variant import SpecialOrder
+from gm.i18n import _
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -44,23 +45,31 @@ OTTOMAN = "Turkey"
 # What a player is told of the orders the 2006 rules add (the start mail, what a phase asks).
 DP_ORDER = SpecialOrder(
     syntax="DP <n> <order>",
-    what=("Diplomacy Points, secret: n points behind an order for a minor power's unit, to hold or "
-          "support (the Religious Rule applies). One DP per centre you control, at most 3, each "
-          "Spring and Fall; unused DPs are lost. Strictly the most points wins, a tie leaves the "
-          "unit holding; allocating more than you have forfeits them all that turn."),
+    what=_("Diplomacy Points, secret: n points behind an order for a minor power's unit, to hold or "
+           "support (the Religious Rule applies). One DP per centre you control, at most 3, each "
+           "Spring and Fall; unused DPs are lost. Strictly the most points wins, a tie leaves the "
+           "unit holding; allocating more than you have forfeits them all that turn."),
     example="DP 2 A Sav S A Tus",
     phases=(PhaseKind.MOVEMENT,),
     points="DP",
 )
 HOME_ORDER = SpecialOrder(
     syntax="HOME <centre>",
-    what=("a power with two home centres makes the first centre it captures its third home; "
-          "when it captured two at once, it names which in the winter"),
+    what=_("a power with two home centres makes the first centre it captures its third home; "
+           "when it captured two at once, it names which in the winter"),
     example="HOME Portugal",
     phases=(PhaseKind.ADJUSTMENT,),
     fact="two_centre_powers",
 )
 SPECIAL_ORDERS = (DP_ORDER, HOME_ORDER)
+
+
+def either(names: Sequence[str]) -> str:
+    """'Portugal or Spain or Morocco': one of them (a Text, 'or' in the reader's words)."""
+    said = names[0]
+    for name in names[1:]:
+        said = _("{names} or {name}", names=said, name=name)
+    return said
 
 
 class VariantRules(Rules):
@@ -128,9 +137,10 @@ class VariantRules(Rules):
             if type(o) is Allocation:
                 allocations.append(o)
             elif type(o) is DeclareHome:
-                side.append(OrderResult(o, Result.VOID, "a HOME declaration is given in the winter"))
+                side.append(OrderResult(o, Result.VOID, _("a HOME declaration is given in the winter")))
             elif self.is_minor(variant, state, o.power):
-                side.append(OrderResult(o, Result.VOID, f"{o.power} is a minor power: its unit is ordered only through DPs"))
+                side.append(OrderResult(o, Result.VOID, _("{power} is a minor power: its unit is ordered only through DPs",
+                                                          power=o.power)))
             else:
                 unit_orders.append(o)
         if not allocations:
@@ -144,16 +154,14 @@ class VariantRules(Rules):
                 valid.append((a, minor_order))  # type: ignore[arg-type]
         entitled = self.dp_entitlement(variant, state)
         spent: dict[str, int] = {}
-        for a, _ in valid:
+        for a, _order in valid:
             spent[a.power] = spent.get(a.power, 0) + a.points
         tally: dict[str, dict[Order, int]] = {}
         counted: list[tuple[Allocation, Order]] = []
         for a, mo in valid:
             if spent[a.power] > entitled.get(a.power, 0):
-                reason = (
-                    f"all of {a.power}'s DPs are forfeited this turn: it allocated {spent[a.power]} "
-                    f"and has {entitled.get(a.power, 0)}"
-                )
+                reason = _("all of {power}'s DPs are forfeited this turn: it allocated {spent} and has {entitled}",
+                           power=a.power, spent=spent[a.power], entitled=entitled.get(a.power, 0))
                 side.append(OrderResult(a, Result.FAILS, reason))
                 continue
             votes = tally.setdefault(mo.province, {})
@@ -170,9 +178,9 @@ class VariantRules(Rules):
             if won == mo:
                 side.append(OrderResult(a, Result.SUCCEEDS))
             elif won is None:
-                side.append(OrderResult(a, Result.FAILS, "no order had the most DPs: the unit holds"))
+                side.append(OrderResult(a, Result.FAILS, _("no order had the most DPs: the unit holds")))
             else:
-                side.append(OrderResult(a, Result.FAILS, f"the unit carried out another order: {won}"))
+                side.append(OrderResult(a, Result.FAILS, _("the unit carried out another order: {order}", order=str(won))))
         for prov in sorted(chosen):
             published, why = self._publish(variant, state, chosen[prov])
             if why:
@@ -187,20 +195,23 @@ class VariantRules(Rules):
         """Why an allocation cannot count, or '' and the minor unit's order it stands for."""
         name = variant.map.name
         if a.power not in variant.powers or variant.powers[a.power].minor:
-            return f"{a.power} is not a great power and has no DPs", None
+            return _("{power} is not a great power and has no DPs", power=a.power), None
         if a.power in self.in_civil_disorder(state):
-            return f"{a.power} is in civil disorder", None
+            return _("{power} is in civil disorder", power=a.power), None
         o = a.order
         assert o is not None
         unit = state.units.get(o.province)
+        where = name(o.province)
         if unit is None:
-            return f"there is no unit in {name(o.province)}", None
+            return _("there is no unit in {province}", province=where), None
         if not self.is_minor(variant, state, unit.power):
-            return f"the unit in {name(o.province)} belongs to {unit.power}, not to a minor power", None
+            return _("the unit in {province} belongs to {power}, not to a minor power", province=where,
+                     power=unit.power), None
         if o.unit_type is not None and o.unit_type is not unit.type and self.check_when_allocated:
-            return f"the unit in {name(o.province)} is {'an army' if unit.type is UnitType.ARMY else 'a fleet'}", None
+            return (_("the unit in {province} is an army", province=where) if unit.type is UnitType.ARMY else
+                    _("the unit in {province} is a fleet", province=where)), None
         if not isinstance(o, self.minor_order_kinds):
-            return "a minor power may only be ordered to hold or support", None
+            return _("a minor power may only be ordered to hold or support"), None
         # The same order, however it was written, counts as one: the unit's own power, type and
         # location; supports name the supported unit's real type.
         changes: dict[str, object] = {"power": unit.power, "unit_type": o.unit_type or unit.type, "location": unit.location}
@@ -234,7 +245,7 @@ class VariantRules(Rules):
         if minor == PAPAL_STATES:
             catholic = variant.facts.get("catholic_states_2006", ())
             if supported is None or supported.power not in catholic:  # type: ignore[operator]
-                return "the Papal States may only support a unit of a Catholic state"
+                return _("the Papal States may only support a unit of a Catholic state")
         if type(order) is not SupportMove or supported is None:
             return ""
         defender = state.units.get(province_of(order.dest))
@@ -247,13 +258,15 @@ class VariantRules(Rules):
             and not self._muslim(variant, state, supported.power)
             and self._muslim(variant, state, defender.power)
         ):
-            return f"{minor} may not support a Christian great power's attack on a Muslim unit in {name(defender.province)}"
+            return _("{power} may not support a Christian great power's attack on a Muslim unit in {province}",
+                     power=minor, province=name(defender.province))
         if (
             not self._muslim(variant, state, minor)
             and supported.power == OTTOMAN
             and not self._muslim(variant, state, defender.power)
         ):
-            return f"{minor} may not support an Ottoman attack on a Christian unit in {name(defender.province)}"
+            return _("{power} may not support an Ottoman attack on a Christian unit in {province}", power=minor,
+                     province=name(defender.province))
         return ""
 
     # --- end of the year ------------------------------------------------------------------------
@@ -305,7 +318,7 @@ class VariantRules(Rules):
     def winter_choices(self, variant: Variant, state: GameState) -> dict[str, str]:
         choices: dict[str, Sequence[str]] = state.extra.get(HOME_CHOICE, {})  # type: ignore[assignment]
         name = variant.map.name
-        return {p: "a HOME declaration: " + " or ".join(name(c) for c in sorted(centres))
+        return {p: _("a HOME declaration: {centres}", centres=either([name(c) for c in sorted(centres)]))
                 for p, centres in choices.items()}
 
     def winter_units(self, variant: Variant, state: GameState) -> list[Unit]:
@@ -335,14 +348,15 @@ class VariantRules(Rules):
         name = variant.map.name
         for o in orders:
             if type(o) is Allocation:
-                side.append(OrderResult(o, Result.VOID, "DPs are allocated in Spring and Fall turns"))
+                side.append(OrderResult(o, Result.VOID, _("DPs are allocated in Spring and Fall turns")))
             elif type(o) is not DeclareHome:
                 unit_orders.append(o)
             elif o.power not in choices:
-                side.append(OrderResult(o, Result.VOID, f"{o.power} has no home centre to choose this winter"))
+                side.append(OrderResult(o, Result.VOID, _("{power} has no home centre to choose this winter", power=o.power)))
             elif o.province not in choices[o.power]:
-                listed = " or ".join(name(c) for c in choices[o.power])
-                side.append(OrderResult(o, Result.VOID, f"{o.power} may choose {listed}, not {name(o.province)}"))
+                listed = either([name(c) for c in choices[o.power]])
+                side.append(OrderResult(o, Result.VOID, _("{power} may choose {centres}, not {province}", power=o.power,
+                                                          centres=listed, province=name(o.province))))
             else:
                 homes[o.power] = homes[o.power] | {o.province}
                 del choices[o.power]

@@ -25,6 +25,7 @@ from gm.engine.model import GameState, PhaseKind, Unit, UnitType, province_of
 from gm.engine.orders import Allocation, Build, Convoy, Hold, Move, Order, SupportHold, SupportMove
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import SpecialOrder
+from gm.i18n import _
 from gm.variants import ambition
 from gm.variants.ambition import ISLAMIC, PAPAL_STATES
 
@@ -37,19 +38,19 @@ CATHOLIC = "Catholic"
 SPECIAL_ORDERS = (
     SpecialOrder(
         syntax="DP <n> <order>",
-        what=("Diplomacy Points, secret: n points behind an order for a minor power's unit: hold, "
-              "support, convoy or a sortie (a move that always bounces). One DP per centre you "
-              "control, at most 3, each Spring and Fall; unused DPs are lost. The order with "
-              "strictly the most points is published as written; none may go to a minor power you "
-              "attack that turn; allocating more than you have forfeits them all."),
+        what=_("Diplomacy Points, secret: n points behind an order for a minor power's unit: hold, "
+               "support, convoy or a sortie (a move that always bounces). One DP per centre you "
+               "control, at most 3, each Spring and Fall; unused DPs are lost. The order with "
+               "strictly the most points is published as written; none may go to a minor power you "
+               "attack that turn; allocating more than you have forfeits them all."),
         example="DP 2 A Sav - Mil",
         phases=(PhaseKind.MOVEMENT,),
         points="DP",
     ),
     SpecialOrder(
         syntax="Build A <centre>",
-        what=("in a centre you conquered, while you have elective home centres left, a build "
-              "makes it a home centre (at most four homes in all)"),
+        what=_("in a centre you conquered, while you have elective home centres left, a build "
+               "makes it a home centre (at most four homes in all)"),
         example="Build A POR",
         phases=(PhaseKind.ADJUSTMENT,),
         fact="elective_homes",
@@ -77,8 +78,11 @@ class VariantRules(ambition.VariantRules):
                 continue
             target = state.units.get(province_of(o.dest))
             if target is not None and target.power == minor:
-                what = "attacks" if type(o) is Move else "supports an attack on"
-                return f"{a.power} {what} {minor} this turn, so it may not allocate DPs to {minor}"
+                if type(o) is Move:
+                    return _("{power} attacks {minor} this turn, so it may not allocate DPs to {minor}",
+                             power=a.power, minor=minor)
+                return _("{power} supports an attack on {minor} this turn, so it may not allocate DPs to {minor}",
+                         power=a.power, minor=minor)
         return ""
 
     def _publish(self, variant: Variant, state: GameState, order: Order) -> tuple[Order, str]:
@@ -100,13 +104,14 @@ class VariantRules(ambition.VariantRules):
             if isinstance(order, Move):
                 there = state.units.get(province_of(order.dest))
                 if there is not None and self._catholic(variant, state, there.power):
-                    return f"the Papal States may not sortie against a Catholic unit in {name(there.province)}"
+                    return _("the Papal States may not sortie against a Catholic unit in {province}",
+                             province=name(there.province))
             elif isinstance(order, (SupportHold, SupportMove)):
                 supported = state.units.get(order.target)
                 if supported is None or not self._catholic(variant, state, supported.power):
-                    return "the Papal States may only support a Catholic unit"
+                    return _("the Papal States may only support a Catholic unit")
             elif not isinstance(order, Hold):
-                return "the Papal States may only hold, sortie or support"
+                return _("the Papal States may only hold, sortie or support")
         if type(order) is not SupportMove:
             return ""
         supported = state.units.get(order.target)
@@ -117,9 +122,11 @@ class VariantRules(ambition.VariantRules):
         attacker_christian = self._christian(variant, state, supported.power)
         defender_christian = self._christian(variant, state, defender.power)
         if not minor_christian and attacker_christian and not defender_christian:
-            return f"{minor} may not support a Christian attack on an Islamic unit in {name(defender.province)}"
+            return _("{power} may not support a Christian attack on an Islamic unit in {province}", power=minor,
+                     province=name(defender.province))
         if minor_christian and not attacker_christian and defender_christian:
-            return f"{minor} may not support an Islamic attack on a Christian unit in {name(defender.province)}"
+            return _("{power} may not support an Islamic attack on a Christian unit in {province}", power=minor,
+                     province=name(defender.province))
         return ""
 
     # --- the Irish Sea --------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from gm.engine.orders import Bid, Blockade, Build, Convert, Disband, Loan, Order
 from gm.engine.results import OrderResult, Result
 from gm.engine.rules import SIDE_ORDERS, Rules
 from gm.engine.variant import SpecialOrder
+from gm.i18n import _, _n
 
 if TYPE_CHECKING:
     from gm.engine.variant import Variant
@@ -70,28 +71,28 @@ _MOVEMENT, _BIDDING = (PhaseKind.MOVEMENT,), (PhaseKind.BIDDING,)
 # What a player is told of the orders the rules add (the start mail, what a phase asks).
 SPECIAL_ORDERS = (
     SpecialOrder("IP <n> <minor power> [FOR <power>]",
-                 "Influence Points, secret, each winter: a bid for control of a minor power for a year, "
-                 "or IPs behind another power's bid. 3 IPs per centre you hold, 2 per minor power you "
-                 "control; bidding more than you have loses every bid that winter (rule 4).",
+                 _("Influence Points, secret, each winter: a bid for control of a minor power for a year, "
+                   "or IPs behind another power's bid. 3 IPs per centre you hold, 2 per minor power you "
+                   "control; bidding more than you have loses every bid that winter (rule 4)."),
                  "", _BIDDING, points="IP"),
     SpecialOrder("LOAN <n> <power> / CONVERT <n>",
-                 "Supply Points banked, secret: lent to another major power for a year, or turned into "
-                 "twice as many IPs; every 3 banked keep a unit more (rule 5).",
+                 _("Supply Points banked, secret: lent to another major power for a year, or turned into "
+                   "twice as many IPs; every 3 banked keep a unit more (rule 5)."),
                  "CONVERT 2", _BIDDING),
     SpecialOrder("F <sea> - <sea> - <sea> / <order> THEN <order>",
-                 "a fleet's second move in the same turn (rule 6).", "F IRI H THEN S F ENG - MAO", _MOVEMENT),
+                 _("a fleet's second move in the same turn (rule 6)."), "F IRI H THEN S F ENG - MAO", _MOVEMENT),
     SpecialOrder("F <sea> X <land>-<land> / F <sea> B <centre>",
-                 "deny other powers' armies a direct passage across your sea (rule 10); blockade a "
-                 "coastal home centre in the Autumn: no fleet is built there that winter (rule 8).",
+                 _("deny other powers' armies a direct passage across your sea (rule 10); blockade a "
+                   "coastal home centre in the Autumn: no fleet is built there that winter (rule 8)."),
                  "F SKA X Den-Swe", _MOVEMENT),
     SpecialOrder("<move> MERGE / 1A <from> - <to>",
-                 "multiple units (rule 7): your armies and fleets in one space are one unit (2A, A/F); "
-                 "merge into your unit there, or split one army off.", "1A BUR - PIC", _MOVEMENT),
+                 _("multiple units (rule 7): your armies and fleets in one space are one unit (2A, A/F); "
+                   "merge into your unit there, or split one army off."), "1A BUR - PIC", _MOVEMENT),
     SpecialOrder("A <coast> E <sea> / A <sea> D <coast>",
-                 "an army boards a fleet of yours at sea and lands from it; a convoy crosses one sea "
-                 "only, and an army at sea a fourth turn running starves (rule 6).", "A WAL E ENG", _MOVEMENT),
+                 _("an army boards a fleet of yours at sea and lands from it; a convoy crosses one sea "
+                   "only, and an army at sea a fourth turn running starves (rule 6)."), "A WAL E ENG", _MOVEMENT),
     SpecialOrder("PROMOTE <minor power>",
-                 "make a minor power you control, with 4 centres or more, your major power (rule 12).",
+                 _("make a minor power you control, with 4 centres or more, your major power (rule 12)."),
                  "PROMOTE Spain"),
 )
 
@@ -178,12 +179,14 @@ class VariantRules(Rules):
         changes = self.power_changes(variant, before, after)
         for old, new in sorted(changes.items()):
             homes = ", ".join(variant.map.name(c) for c in sorted(after.home_centres.get(new, ())))
-            notes.append(f"{old} makes {new} its major power (rule 12): {new}'s home centres are now {homes}; "
-                         f"{old} is a minor power, controlled by {new}")
+            # TRANSLATORS: {old} and {new} are powers; {homes}, the names of {new}'s home centres
+            notes.append(_("{old} makes {new} its major power (rule 12): {new}'s home centres are now {homes}; "
+                           "{old} is a minor power, controlled by {new}", old=old, new=new, homes=homes))
         for minor, lost in sorted(after.extra.get(ALIENATED, {}).items()):  # type: ignore[union-attr]
             for major in sorted(set(lost) - {changes.get(p, p) for p in self.alienated(before, minor)}):
-                notes.append(f"{major} has lost control of {minor} for good (rule 4: its units entered {minor}'s "
-                             f"centres); the GM gives {minor} to the power it judges most concerned to protect it")
+                notes.append(_("{major} has lost control of {minor} for good (rule 4: its units entered {minor}'s "
+                               "centres); the GM gives {minor} to the power it judges most concerned to protect it",
+                               major=major, minor=minor))
         return notes
 
     def commander(self, variant: Variant, state: GameState, power: str) -> str | None:
@@ -238,9 +241,9 @@ class VariantRules(Rules):
             unit_orders, side = [], []
             for o in orders:
                 if type(o) is Bid:
-                    side.append(OrderResult(o, Result.VOID, "IP bids are made in the winter bidding phase"))
+                    side.append(OrderResult(o, Result.VOID, _("IP bids are made in the winter bidding phase")))
                 elif type(o) in SIDE_ORDERS:
-                    side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
+                    side.append(OrderResult(o, Result.VOID, _("{variant} has no such order", variant=variant.title)))
                 else:
                     unit_orders.append(self._for_minor(variant, state, o))
             if state.phase.kind is PhaseKind.MOVEMENT:
@@ -259,13 +262,15 @@ class VariantRules(Rules):
         majors = self.major_powers(variant, state)
         held = sum(1 for owner in state.supply_centres.values() if owner == order.minor)
         if order.power not in majors:
-            return f"{order.power} is not a major power"
+            return _("{power} is not a major power", power=order.power)
         if not self.is_minor(variant, state, order.minor):
-            return f"{order.minor} is not a minor power"
+            return _("{power} is not a minor power", power=order.minor)
         if self.control(state).get(order.minor) != order.power:
-            return f"{order.power} does not control {order.minor}"
+            return _("{power} does not control {minor}", power=order.power, minor=order.minor)
         if held < PROMOTION_CENTRES:
-            return f"{order.minor} holds {held} supply centres; a minor power is promoted with at least {PROMOTION_CENTRES} (rule 12)"
+            return _n("{minor} holds {count} supply centres; a minor power is promoted with at least {least} (rule 12)",
+                      "{minor} holds {count} supply centres; a minor power is promoted with at least {least} (rule 12)",
+                      held, minor=order.minor, least=PROMOTION_CENTRES)
         return ""
 
     def _promote(self, variant: Variant, state: GameState, major: str, minor: str) -> GameState:
@@ -334,12 +339,12 @@ class VariantRules(Rules):
             if type(o) is Loan or type(o) is Convert:
                 earlier_order = money.pop((o.power, o.location), None)
                 if earlier_order is not None:
-                    side.append(OrderResult(earlier_order, Result.VOID, "replaced by a later order of the same kind"))
+                    side.append(OrderResult(earlier_order, Result.VOID, _("replaced by a later order of the same kind")))
                 money[(o.power, o.location)] = o
                 continue
             if type(o) is not Bid:
                 if type(o) in SIDE_ORDERS:
-                    side.append(OrderResult(o, Result.VOID, f"{variant.title} has no such order"))
+                    side.append(OrderResult(o, Result.VOID, _("{variant} has no such order", variant=variant.title)))
                 else:
                     unit_orders.append(o)
                 continue
@@ -349,7 +354,7 @@ class VariantRules(Rules):
                 continue
             earlier = latest.pop((o.power, o.minor), None)
             if earlier is not None:
-                side.append(OrderResult(earlier, Result.VOID, "replaced by a later bid for the same minor power"))
+                side.append(OrderResult(earlier, Result.VOID, _("replaced by a later bid for the same minor power")))
             latest[(o.power, o.minor)] = o
         bank, loans, converted = self._supply_points(variant, state, list(money.values()), side)
         entitled = self.ip_entitlement(variant, state)
@@ -362,8 +367,9 @@ class VariantRules(Rules):
         counted: list[Bid] = []
         for b in latest.values():
             if spent[b.power] > entitled.get(b.power, 0):
-                reason = (f"all of {b.power}'s bids are lost this winter: it bid {spent[b.power]} IPs "
-                          f"and has {entitled.get(b.power, 0)}")
+                reason = _n("all of {power}'s bids are lost this winter: it bid {count} IPs and has {entitled}",
+                            "all of {power}'s bids are lost this winter: it bid {count} IPs and has {entitled}",
+                            spent[b.power], power=b.power, entitled=entitled.get(b.power, 0))
                 side.append(OrderResult(b, Result.FAILS, reason))
                 continue
             tally.setdefault(b.minor, {})
@@ -388,9 +394,9 @@ class VariantRules(Rules):
             if holder == b.bidder_for:
                 side.append(OrderResult(b, Result.SUCCEEDS))
             elif holder is None:
-                side.append(OrderResult(b, Result.FAILS, f"no power won {b.minor}: it stays uncontrolled"))
+                side.append(OrderResult(b, Result.FAILS, _("no power won {minor}: it stays uncontrolled", minor=b.minor)))
             else:
-                side.append(OrderResult(b, Result.FAILS, f"{holder} controls {b.minor}"))
+                side.append(OrderResult(b, Result.FAILS, _("{power} controls {minor}", power=holder, minor=b.minor)))
         extra = dict(state.extra)
         extra[CONTROL] = control
         extra[CONTROL_YEARS] = {m: n for m, n in years.items() if m in control}
@@ -438,15 +444,17 @@ class VariantRules(Rules):
         loans: list[list[object]] = []
         for o in sorted(orders, key=lambda o: (type(o) is Loan, o.power, o.location)):  # conversions first
             n = o.points  # type: ignore[attr-defined]
-            why = ""
+            why: str = ""
             if o.power not in majors:
-                why = f"{o.power} has no Supply Points: only major powers bank them"
+                why = _("{power} has no Supply Points: only major powers bank them", power=o.power)
             elif type(o) is Loan and (o.location not in majors or o.location == o.power):
-                why = f"SPs are lent to another major power, not to {o.location}"
+                why = _("SPs are lent to another major power, not to {power}", power=o.location)
             elif n < 1:
-                why = "name at least 1 SP"
+                why = _("name at least 1 SP")
             elif n > bank[o.power]:
-                why = f"{o.power} has {max(bank[o.power], 0)} SPs in the bank"
+                banked = max(bank[o.power], 0)
+                why = _n("{power} has {count} SPs in the bank", "{power} has {count} SPs in the bank", banked,
+                         power=o.power)
             if why:
                 side.append(OrderResult(o, Result.VOID, why))
                 continue
@@ -470,34 +478,40 @@ class VariantRules(Rules):
     def private_status(self, variant: Variant, state: GameState, power: str) -> list[str]:
         if power not in self.major_powers(variant, state):
             return []
-        lines = [f"Supply Points in the bank: {self.bank(state).get(power, 0)}"]
+        lines = [_("Supply Points in the bank: {points}", points=self.bank(state).get(power, 0))]
         for lender, borrower, n in state.extra.get(SP_LOANS, []):  # type: ignore[attr-defined]
             if borrower == power:
-                lines.append(f"you owe {lender} {n} SPs, repaid from your bank this winter")
+                lines.append(_n("you owe {power} {count} SPs, repaid from your bank this winter",
+                                "you owe {power} {count} SPs, repaid from your bank this winter", n, power=lender))
             elif lender == power:
-                lines.append(f"{borrower} owes you {n} SPs, repaid to your bank this winter")
+                lines.append(_n("{power} owes you {count} SPs, repaid to your bank this winter",
+                                "{power} owes you {count} SPs, repaid to your bank this winter", n, power=borrower))
         return lines
 
     def private_notes(self, variant: Variant, before: GameState, after: GameState) -> dict[str, list[str]]:
         if before.phase.kind is not PhaseKind.BIDDING:
             return {}
-        return {p: [f"Supply Points in the bank after the winter: {self.bank(after).get(p, 0)}"]
-                + [f"{b} owes you {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if lender == p]  # type: ignore[attr-defined]
-                + [f"you owe {lender} {n} SPs next winter" for lender, b, n in after.extra.get(SP_LOANS, []) if b == p]  # type: ignore[attr-defined]
+        loans = after.extra.get(SP_LOANS, [])
+        return {p: [_("Supply Points in the bank after the winter: {points}", points=self.bank(after).get(p, 0))]
+                + [_n("{power} owes you {count} SPs next winter", "{power} owes you {count} SPs next winter", n, power=b)
+                   for lender, b, n in loans if lender == p]  # type: ignore[attr-defined]
+                + [_n("you owe {power} {count} SPs next winter", "you owe {power} {count} SPs next winter", n,
+                      power=lender) for lender, b, n in loans if b == p]  # type: ignore[attr-defined]
                 for p in self.major_powers(variant, after)}
 
     def _bid_refusal(self, variant: Variant, state: GameState, bid: Bid) -> str:
         majors = self.major_powers(variant, state)
         if bid.power not in majors:
-            return f"{bid.power} is not a major power and has no IPs"
+            return _("{power} is not a major power and has no IPs", power=bid.power)
         if not self.is_minor(variant, state, bid.minor):
-            return f"{bid.minor} is not a minor power"
+            return _("{power} is not a minor power", power=bid.minor)
         if bid.bidder_for not in majors:
-            return f"{bid.bidder_for} is not a major power: only a major power's bid can be backed"
+            return _("{power} is not a major power: only a major power's bid can be backed", power=bid.bidder_for)
         if bid.points < 0:
-            return "a bid cannot be negative"
+            return _("a bid cannot be negative")
         if bid.bidder_for in self.alienated(state, bid.minor):
-            return f"{bid.bidder_for} has lost control of {bid.minor} for good and cannot win it back"
+            return _("{power} has lost control of {minor} for good and cannot win it back", power=bid.bidder_for,
+                     minor=bid.minor)
         return ""
 
     # --- direct passages (rule 10) -------------------------------------------------------------
@@ -513,23 +527,27 @@ class VariantRules(Rules):
         fleet_at = state.units[order.province].location
         target = order.target
         if state.phase.season is not Season.FALL:
-            return "a blockade is ordered in an Autumn (Fall) turn"
+            return _("a blockade is ordered in an Autumn (Fall) turn")
         if variant.map.provinces[order.province].terrain is not Terrain.SEA:
-            return f"only a fleet at sea blockades, not one in {name(fleet_at)}"
+            return _("only a fleet at sea blockades, not one in {province}", province=name(fleet_at))
         if target not in variant.map.fleet_provinces.get(fleet_at, ()):
-            return f"{name(target)} is not next to {name(fleet_at)}"
+            return _("{province} is not next to {other}", province=name(target), other=name(fleet_at))
         unit = state.units[order.province]
         part = acting_part(variant, unit, order)
         if isinstance(part, tuple) and part[0]:
             # "provided it is not carrying an army": the fleets of an A/F may, the rest stands.
             spare = unit.n_fleets - unit.n_armies
-            hint = f": name the fleets that blockade, as '{spare if spare > 1 else 1}F {fleet_at} B {target}'" if spare > 0 else ""
-            return f"a fleet carrying an army does not blockade (rule 8){hint}"
+            if spare > 0:
+                fleets = f"{spare if spare > 1 else 1}F {fleet_at} B {target}"
+                # TRANSLATORS: {order} is the order as written: '2F MAO B BRE'
+                return _("a fleet carrying an army does not blockade (rule 8): name the fleets that blockade, as "
+                         "'{order}'", order=fleets)
+            return _("a fleet carrying an army does not blockade (rule 8)")
         if isinstance(part, tuple) and unit.n_armies > unit.n_fleets - part[1]:
-            return f"the armies in {name(fleet_at)} would be left without fleets to carry them"
+            return _("the armies in {province} would be left without fleets to carry them", province=name(fleet_at))
         owners = [p for p, homes in state.home_centres.items() if target in homes and p != order.power]
         if not owners or not state.is_centre(variant.map.provinces, target):
-            return f"{name(target)} is no coastal home centre of another power"
+            return _("{province} is no coastal home centre of another power", province=name(target))
         return ""
 
     def after_movement(self, variant: Variant, state: GameState, results: Sequence[OrderResult]) -> GameState:
@@ -559,14 +577,16 @@ class VariantRules(Rules):
         if special is not None:
             kinds = special.get("units", ["A", "F"])
             if order.unit_type is not None and order.unit_type.value not in kinds:  # type: ignore[operator]
-                only = "fleets" if kinds == ["F"] else "armies"
-                return f"only {only} are built in {name}"
+                if kinds == ["F"]:
+                    return _("only fleets are built in {province}", province=name)
+                return _("only armies are built in {province}", province=name)
             return ""
         homes = state.home_centres.get(order.power, frozenset())
         if order.unit_type is UnitType.FLEET and order.province in state.extra.get(BLOCKADED, ()):  # type: ignore[operator]
-            return f"{name} is blockaded: no fleet is built there this winter (rule 8)"
+            return _("{province} is blockaded: no fleet is built there this winter (rule 8)", province=name)
         if order.unit_type is UnitType.FLEET and order.province not in homes:
-            return f"a fleet is built only in a home centre, and {name} is none of {order.power}'s (rule 9)"
+            return _("a fleet is built only in a home centre, and {province} is none of {power}'s (rule 9)",
+                     province=name, power=order.power)
         return ""
 
     def unit_allowance(self, variant: Variant, state: GameState, power: str, centres: int) -> int:

@@ -2,6 +2,7 @@
 (games.options["press"], set by SET PRESS: gm.mail.outgoing.press), and how a reader is told it."""
 from __future__ import annotations
 
+from gm.i18n import _
 from gm.store.models import Game
 
 OPTION = "press"
@@ -16,9 +17,11 @@ def press_kind(game: Game) -> str:
 
 
 def describe(kind: str) -> str:
-    """The press kind as the players are told it."""
-    return {
-        "white": "white: press is signed with the sender's power",
-        "grey": "grey: press may be sent unsigned (PRESS TO <power> GREY, BROADCAST GREY) or signed",
-        "none": "none: players send no press (the GM still may)",
-    }[kind]
+    """The press kind as the players are told it (a Text)."""
+    if kind == "white":
+        return _("white: press is signed with the sender's power")
+    if kind == "grey":
+        return _("grey: press may be sent unsigned (PRESS TO <power> GREY, BROADCAST GREY) or signed")
+    if kind == "none":
+        return _("none: players send no press (the GM still may)")
+    raise KeyError(kind)

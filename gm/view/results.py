@@ -8,49 +8,158 @@ life only (whether a variant's board is drawn it asks the variants).
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from babel import Locale
+from babel.dates import format_datetime
+
 from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.variant import SpecialOrder, Variant
+from gm.i18n import ENGLISH, Text, Written, _, _n, _p, from_json, translated
+from gm.lifecycle import phase_names
+from gm.lifecycle.ending import outcome_text
 from gm.lifecycle.house_rules import rules_of
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.phases import missing
 from gm.store.models import Game
 from gm.variants import board_drawn
 from gm.view.reader import PUBLIC
 
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
+# English as the judge has always written it: 'Friday 27 November 2026, 20:00'.
+_ENGLISH_PATTERN = "EEEE d MMMM y, HH:mm"
+# TRANSLATORS: no deadline (the game is paused, over, or waits for the GM)
+_NO_DEADLINE = _p("deadline", "none")
 
 
-def deadline_text(moment: datetime | str | None, zone: str) -> str:
-    """'Friday 27 November 2026, 20:00 (Europe/London)': in the game's time zone, named, in
-    English whatever the server's locale."""
+def _written(language: str, moment: datetime, zone: str) -> str:
+    """`moment` in `zone`, named, as a reader of `language` writes a date and time."""
+    tz = ZoneInfo(zone)
+    if language == ENGLISH:
+        pattern = _ENGLISH_PATTERN
+    else:  # the language's own full date, and the time on the 24-hour clock
+        locale = Locale.parse(language)
+        pattern = str(locale.datetime_formats["full"]).replace("{1}", locale.date_formats["full"].pattern) \
+            .replace("{0}", "HH:mm")
+    return f"{format_datetime(moment.astimezone(tz), pattern, tzinfo=tz, locale=language)} ({zone})"
+
+
+def moment_text(moment: datetime | str | None, zone: str) -> str:
+    """A deadline as every reader reads it (a Text: 'Friday 27 November 2026, 20:00 (Europe/London)'
+    in English, 'vendredi 27 novembre 2026, 20:00 (Europe/London)' in French): in the game's time
+    zone, named; 'none' for no deadline. For a text rendered for several readers."""
     if moment is None:
-        return "none"
+        return _NO_DEADLINE
     if isinstance(moment, str):
         moment = datetime.fromisoformat(moment)
-    local = moment.astimezone(ZoneInfo(zone))
-    return (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year}, "
-            f"{local:%H:%M} ({zone})")
+    return Written(_written, moment, zone)  # written out in whichever language it is read in
+
+
+def deadline_text(moment: datetime | str | None, zone: str, language: str = ENGLISH) -> str:
+    """'Friday 27 November 2026, 20:00 (Europe/London)': in the game's time zone, named, in
+    `language` whatever the server's locale (a plain str; moment_text gives a Text)."""
+    return translated(moment_text(moment, zone), language)
 
 
 def season_year(label: str) -> str:
-    """'Spring 1901, Movement' -> 'Spring 1901'."""
-    return label.partition(",")[0]
+    """'Spring 1901, Movement' -> 'Spring 1901' (a Text, in the reader's words)."""
+    return phase_names.season_year(label)
+
+
+_PHASE_WORDS = {
+    # TRANSLATORS: what a results mail's subject calls a phase's results: 'Spring 1901 results'
+    "": lambda when: _("{when} results", when=when),
+    # TRANSLATORS: 'Fall 1901 retreats', the results of a retreat phase (a mail's subject)
+    "Retreat": lambda when: _("{when} retreats", when=when),
+    # TRANSLATORS: 'Winter 1901 adjustments', the results of a winter (a mail's subject)
+    "Adjustment": lambda when: _("{when} adjustments", when=when),
+}
 
 
 def phase_words(label: str) -> str:
     """What the subject calls a phase's results: 'Spring 1901 results', 'Fall 1901 retreats',
-    'Winter 1901 adjustments'."""
-    when, _, kind = label.partition(", ")
-    return f"{when} " + {"Retreat": "retreats", "Adjustment": "adjustments"}.get(kind, "results")
+    'Winter 1901 adjustments' (a Text)."""
+    kind = label.partition(", ")[2]
+    return _PHASE_WORDS.get(kind, _PHASE_WORDS[""])(season_year(label))
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+# The result of an order, as stored (gm.engine.results.Result, and 'note'), as a reader reads it.
+_RESULTS: dict[str, Text] = {
+    # TRANSLATORS: the result of an order
+    "succeeds": _p("result", "succeeds"),
+    # TRANSLATORS: the result of an order
+    "fails": _p("result", "fails"),
+    # TRANSLATORS: the result of an order: it was illegal, or had no meaning in the position
+    "void": _p("result", "void"),
+    # TRANSLATORS: the result of a support order (or a blockade) that was cut
+    "cut": _p("result", "cut"),
+}
+
+
+def result_word(result: str) -> str:
+    """An order's result as stored ('succeeds', 'fails', 'void', 'cut'), as a reader reads it (a
+    Text equal to the stored word: templates compare it)."""
+    return _RESULTS.get(result, result)
+
+
+_NAMES = r"(?P<names>.+)"
+_PLACE = r"(?P<place>.+?)"
+# Why an order failed, as the engine wrote it in the stored results (English), as a reader reads
+# it: the common reasons, with the provinces they name; any other stays as the engine wrote it.
+_REASONS: list[tuple[re.Pattern[str], Any]] = [(re.compile(pattern), words) for pattern, words in (
+    (r"dislodged", lambda m: _p("result", "dislodged")),
+    (rf"bounced in {_PLACE}: the unit is disbanded",  # before 'bounced in {province}', which would take it all
+     lambda m: _("bounced in {province}: the unit is disbanded", province=m["place"])),
+    (rf"bounced in {_PLACE}", lambda m: _("bounced in {province}", province=m["place"])),
+    (rf"cut by the attack from {_NAMES}", lambda m: _("cut by the attack from {provinces}", provinces=m["names"])),
+    (rf"the blockade was cut by the attack from {_NAMES}",
+     lambda m: _("the blockade was cut by the attack from {provinces}", provinces=m["names"])),
+    (r"the unit was dislodged", lambda m: _("the unit was dislodged")),
+    (r"the supporting unit was dislodged", lambda m: _("the supporting unit was dislodged")),
+    (r"the convoying fleet was dislodged", lambda m: _("the convoying fleet was dislodged")),
+    (r"the convoy was disrupted", lambda m: _("the convoy was disrupted")),
+    (r"the convoy was caught in a paradox \(Szykman rule\): the army holds",
+     lambda m: _("the convoy was caught in a paradox (Szykman rule): the army holds")),
+    (rf"lost the head-to-head battle with the unit in {_PLACE}",
+     lambda m: _("lost the head-to-head battle with the unit in {province}", province=m["place"])),
+    (rf"the direct passage was denied by the fleet in {_NAMES}",
+     lambda m: _("the direct passage was denied by the fleet in {provinces}", provinces=m["names"])),
+    (r"the fleet was dislodged: the passage stayed open", lambda m: _("the fleet was dislodged: the passage stayed open")),
+    (r"a sortie: the unit never leaves its space", lambda m: _("a sortie: the unit never leaves its space")),
+    (r"replaced by a later order for the same unit", lambda m: _("replaced by a later order for the same unit")),
+    (r"not needed: the unit was not dislodged", lambda m: _("not needed: the unit was not dislodged")),
+    (r"only retreat and disband orders are given in a retreat phase",
+     lambda m: _("only retreat and disband orders are given in a retreat phase")),
+    (r"only build, remove and waive orders are given in winter",
+     lambda m: _("only build, remove and waive orders are given in winter")),
+    (rf"there is no dislodged unit in {_PLACE}",
+     lambda m: _("there is no dislodged unit in {province}", province=m["place"])),
+    (rf"the unit dislodged from {_PLACE} cannot retreat to (?P<to>.+)",
+     lambda m: _("the unit dislodged from {province} cannot retreat to {destination}", province=m["place"],
+                 destination=m["to"])),
+    (r"(?P<power>.+?) has no builds this winter", lambda m: _("{power} has no builds this winter", power=m["power"])),
+    (r"(?P<power>.+?) has no units to remove this winter",
+     lambda m: _("{power} has no units to remove this winter", power=m["power"])),
+    (rf"(?P<power>.+?) has no unit in {_PLACE} to remove",
+     lambda m: _("{power} has no unit in {province} to remove", power=m["power"], province=m["place"])),
+    (r"made by the rules: toward the nearest centre", lambda m: _("made by the rules: toward the nearest centre")),
+)]
+
+
+def reason_text(reason: str) -> str:
+    """Why an order failed (or what became of it), as stored, as a reader reads it: a Text for the
+    engine's common reasons, equal to the stored words; any other as it is."""
+    for pattern, words in _REASONS:
+        if m := pattern.fullmatch(reason):
+            return words(m)  # type: ignore[no-any-return]
+    return reason
+
+
+def _owed(n: int) -> str:
+    """What a power owes in winter: '2 builds', '1 removal'."""
+    return _n("{count} build", "{count} builds", n) if n > 0 else _n("{count} removal", "{count} removals", -n)
 
 
 def _is_minor(variant: Variant, power: str) -> bool:
@@ -59,8 +168,11 @@ def _is_minor(variant: Variant, power: str) -> bool:
 
 
 def order_entry(e: dict[str, Any]) -> dict[str, Any]:
-    return {"power": e["power"], "order": e["order"], "result": e["result"],
-            "reason": e.get("reason") or "", "default": bool(e.get("default")),
+    """An order (or allocation) of a phase's results, as the templates show it: its result and
+    reason in the reader's words (Texts equal to the stored words)."""
+    return {"power": e["power"], "order": e["order"], "result": result_word(e["result"]),
+            "reason": from_json(e["said"]) if e.get("said") else reason_text(e.get("reason") or ""),
+            "default": bool(e.get("default")),
             "by_gm": bool(e.get("entered_by_gm"))}
 
 
@@ -107,7 +219,7 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
     nxt = report.get("next")
     adjustments = report.get("adjustments") or {}
     return {
-        "phase": report["phase"],
+        "phase": phase_name(report["phase"]),
         "skipped": bool(report.get("skipped")),
         "correction": bool(report.get("correction")),
         "orders": [(p, by_power[p]) for p in great],
@@ -135,16 +247,16 @@ def section(game: Game, variant: Variant, report: dict[str, Any], before: GameSt
             for c in report.get("control", [])
         ],
         "notes": report.get("notes", []),
-        "adjust_phase": nxt["phase"] if nxt else "",
+        "adjust_phase": phase_name(nxt["phase"]) if nxt else "",
         "adjustments": [
-            {"power": p, "owed": _count(n, "build") if n > 0 else _count(-n, "removal")}
+            {"power": p, "owed": _owed(n)}
             for p, n in sorted(adjustments.items()) if n
         ],
         "late": report.get("late", []),
         "civil_disorder": report.get("civil_disorder", []),
         "returned": report.get("returned", []),
-        "next": {"phase": nxt["phase"], "deadline": deadline_text(nxt["deadline"], zone)} if nxt else None,
-        "ended": report.get("ended"),
+        "next": {"phase": phase_name(nxt["phase"]), "deadline": moment_text(nxt["deadline"], zone)} if nxt else None,
+        "ended": outcome_text(report.get("ended")),
         "winner": report.get("winner"),
         "map_cid": map_cid,
         "drawn": board_drawn(variant.name),  # False: no map of the variant yet, and the mail says so
@@ -181,10 +293,13 @@ def due(variant: Variant, state: GameState, power: str) -> dict[str, Any]:
     spending = next((o for o in here if o.points), None)
     points = rules.points_available(variant, state, power) if spending is not None else None
     return {
-        "what": "orders" if kind is PhaseKind.MOVEMENT else "retreats",
+        # TRANSLATORS: what a player owes for its units: 'Due from France: orders for A Par, F Bre'
+        "what": _("orders") if kind is PhaseKind.MOVEMENT else _("retreats"),
         "units": owed if for_units else [],
         "owed": [] if for_units else owed,
-        "points": f"{points} {spending.points}{'s' if points != 1 else ''}" if spending and points else "",
+        # TRANSLATORS: secret points to spend: '3 DPs' ({points} is DP or IP)
+        "points": _n("{count} {points}", "{count} {points}s", points, points=spending.points)
+        if spending and points else "",
         "others": [o.syntax for o in here if o is not spending],
         "private": rules.private_status(variant, state, power),
     }

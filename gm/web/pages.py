@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -24,20 +25,23 @@ from sqlalchemy.orm import Session
 from gm.engine.model import GameState
 from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, major_powers, variant_of
+from gm.i18n import ENGLISH, LANGUAGES, _, _p, catalogue, translated
+from gm.lifecycle.ending import outcome_text
 from gm.lifecycle.house_rules import HouseRules, rules_of
+from gm.lifecycle.phase_names import phase_name, year_name
 from gm.lifecycle.phases import FINAL_KEY
 from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.store.db import state_from_json
+from gm.view.languages import game_language
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail
 from gm.view import paths
 from gm.view.reader import PUBLIC
-from gm.view.results import deadline_text, public_results
+from gm.view.results import moment_text, public_results
 from gm.view.templates import PRESS_HEADING, templates_dir
 
-_EVERY_POWER = " to every power\n"  # the header of a broadcast's copy to a player (templates/mail/press.txt.j2)
-_PRESS_END = "\n\n-- end of press --"
-_GM_COPY = "(a copy for the GM"
+# TRANSLATORS: whom a broadcast is to: 'press from France to every power'
+_EVERY_POWER = _("every power")  # as gm.mail.outgoing.press names a broadcast's readers
 _BATCHED = f"\n{'-' * 72}\n"  # between the press blocks of one mail
 
 
@@ -129,8 +133,8 @@ class MapSource:
     name: str  # 'spring-1901-movement-orders': the file is maps/<name>.<palette>.png
     stored: dict[str, Any]  # the position, as stored (gm.store.db.state_to_json)
     report: dict[str, Any] | None  # the public results drawn on it; None: the position alone
-    alt: str  # the text alternative; the page gives the orders as text beside it
-    key: str  # what it is drawn from, in short (_stamp): the same key, the same picture
+    alt: str  # the text alternative (a Text); the page gives the orders as text beside it
+    key: str  # what it is drawn from, in short (_stamp), and its words' language: the same key, the same picture
 
     @property
     def state(self) -> GameState:
@@ -147,6 +151,11 @@ class PhasePage:
     after_map: MapSource | None  # the position the phase left
     fingerprint: str  # what the page is made of: unchanged, it is not written again
 
+    @property
+    def name(self) -> str:
+        """The phase as the page's reader reads it (a Text; `label` names its file)."""
+        return phase_name(self.label)
+
 
 @dataclass
 class GamePages:
@@ -157,15 +166,16 @@ class GamePages:
     variant: str  # its title
     rules: HouseRules
     listed: bool
-    lines: list[str]  # the house rules, press, as the start mail and INFO say them
+    lines: list[str]  # the house rules, press, as the start mail and INFO say them (Texts)
     status: str
     deadline: str | None
-    powers: list[tuple[str, str]]  # (power, 'played' | 'open' | 'civil disorder')
+    powers: list[tuple[str, str]]  # (power, 'played' | 'open' | 'civil disorder'), the words Texts
     phases: list[PhasePage]  # oldest first
     now_map: MapSource | None  # the position now (or the one the game ended in)
-    now_label: str
+    now_label: str  # the phase under way (a Text), or 'the end'
     chart: dict[str, Any]
     press: list[dict[str, str]] = field(default_factory=list)
+    language: str = ENGLISH  # the game's: its pages and the words on their maps are written in it
 
 
 def game_pages(session: Session, game: Game, known: Collection[str] = (), cache: PhaseCache | None = None
@@ -177,6 +187,7 @@ def game_pages(session: Session, game: Game, known: Collection[str] = (), cache:
     if rules.pages == "private":
         return None
     variant = variant_of(game)
+    language = game_language(game)
     rows = stored_phases(session, game, cache)
     done = [r for r in rows if r.adjudicated_at is not None and r.results_json is not None]
     current = next((r for r in reversed(rows) if r.adjudicated_at is None), None)
@@ -184,21 +195,31 @@ def game_pages(session: Session, game: Game, known: Collection[str] = (), cache:
     for i, row in enumerate(done):
         neighbours = [done[j].label if 0 <= j < len(done) else "" for j in (i - 1, i + 1)]
         # the house rule too: a page of a listed game links to the index, an unlisted one asks not to be indexed
-        fingerprint = "|".join([_templates_stamp(), rules.pages, _stamp(row, "page"), *neighbours])
+        fingerprint = "|".join([_templates_stamp(), rules.pages, language, _stamp(row, "page"), *neighbours])
         newest = i == len(done) - 1
-        pages.append(_phase(game, variant, row, rows, fingerprint, read=newest or fingerprint not in known))
-    now_map, now_label = _now_map(variant, current, done)
+        pages.append(_phase(game, variant, row, rows, fingerprint, language, read=newest or fingerprint not in known))
+    now_map, now_label = _now_map(variant, current, done, language)
     if game.status == GameStatus.FINISHED:  # ended while a phase was under way (a draw): its position
         now_label = "the end"
     taken = {p.power: p for p in active_players(session, game) if p.power}
-    powers = [(p, "open" if p not in taken else "civil disorder" if taken[p].civil_disorder else "played")
+    powers = [(p, _OPEN if p not in taken else _IN_DISORDER if taken[p].civil_disorder else _PLAYED)
               for p in major_powers(session, game)]
-    lines = rules.describe(bidding=variant.has_bidding) + [f"Press: {describe_press(press_kind(game))}"]
+    # TRANSLATORS: a line of the house rules: which press the game has
+    lines = rules.describe(bidding=variant.has_bidding) + [_("Press: {press}", press=describe_press(press_kind(game)))]
     return GamePages(
         name=game.name, variant_name=variant.name, variant=variant.title, rules=rules, listed=rules.pages == "listed",
         lines=lines, status=_status(game, current), deadline=_deadline(game, current, rules), powers=powers,
         phases=pages, now_map=now_map, now_label=now_label, chart=centre_chart(variant, rows),
-        press=broadcast_press(session, game) if rules.pages_press == "broadcast" else [])
+        press=broadcast_press(session, game) if rules.pages_press == "broadcast" else [], language=language)
+
+
+# How the game's page says whether somebody plays a power.
+# TRANSLATORS: a power nobody plays (the game's page: Power, Player)
+_OPEN = _p("player", "open")
+# TRANSLATORS: a power whose player stopped ordering (the game's page: Power, Player)
+_IN_DISORDER = _p("player", "civil disorder")
+# TRANSLATORS: a power somebody plays (the game's page: Power, Player)
+_PLAYED = _p("player", "played")
 
 
 def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
@@ -211,59 +232,75 @@ def index_entry(session: Session, game: Game) -> dict[str, Any] | None:
             "page": f"{paths.game_folder(game.name)}/{paths.game_page()}"}
 
 
-def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhase], fingerprint: str, *,
-           read: bool) -> PhasePage:
+def _in(key: str, language: str) -> str:
+    """A map's key with the language of the words drawn on it."""
+    return key if language == ENGLISH else f"{key}|{language}"
+
+
+def _phase(game: Game, variant: Variant, row: StoredPhase, rows: list[StoredPhase], fingerprint: str,
+           language: str = ENGLISH, *, read: bool) -> PhasePage:
     report = PUBLIC.report(row.results_json or {})  # no secret allocation, not even on a map
     name = paths.slug(row.label)
     orders_map = MapSource(f"{name}-orders", row.state_json, report,
-                           f"The map of {row.label}: every order drawn with its result (the orders are listed as "
-                           "text below)", _stamp(row, "orders"))
+                           _("The map of {phase}: every order drawn with its result (the orders are listed as text "
+                             "below)", phase=phase_name(row.label)), _in(_stamp(row, "orders"), language))
     after_map = None
     later = next((r for r in rows if r.seq > row.seq), None)
     final = report.get(FINAL_KEY)
     if final is not None:
         after_map = MapSource(f"{name}-final", final, None,
-                              "The map of the position the game ended in (the centres are listed as text below)",
-                              _stamp(row, "final"))
+                              _("The map of the position the game ended in (the centres are listed as text below)"),
+                              _in(_stamp(row, "final"), language))
     elif later is not None:
         # the same picture as the position map of the phase under way was: drawn once, one name
         after_map = MapSource(f"{paths.slug(later.label)}-position", later.state_json, None,
-                              f"The map of the position after {row.label}: {later.label} (the centres are listed as "
-                              "text below)", _position_stamp(later))
+                              _("The map of the position after {phase}: {next} (the centres are listed as text below)",
+                                phase=phase_name(row.label), next=phase_name(later.label)),
+                              _in(_position_stamp(later), language))
     results = public_results(game, variant, report, state_from_json(row.state_json)) if read else None
     return PhasePage(label=row.label, page=paths.phase_page(row.label), results=results,
                      orders_map=orders_map, after_map=after_map, fingerprint=fingerprint)
 
 
-def _now_map(variant: Variant, current: StoredPhase | None, done: list[StoredPhase]) -> tuple[MapSource | None, str]:
+def _now_map(variant: Variant, current: StoredPhase | None, done: list[StoredPhase], language: str = ENGLISH
+             ) -> tuple[MapSource | None, str]:
     if current is not None:
         return MapSource(f"{paths.slug(current.label)}-position", current.state_json, None,
-                         f"The map of the position now, {current.label}", _position_stamp(current)), current.label
+                         _("The map of the position now, {phase}", phase=phase_name(current.label)),
+                         _in(_position_stamp(current), language)), phase_name(current.label)
     if done:
         last = done[-1]
         final = (last.results_json or {}).get(FINAL_KEY)
         name, what = (f"{paths.slug(last.label)}-final", "final") if final is not None else \
             (f"{paths.slug(last.label)}-position", "position")
         return MapSource(name, final if final is not None else last.state_json, None,
-                         "The map of the position the game ended in",
-                         _stamp(last, what) if final is not None else _position_stamp(last)), "the end"
+                         _("The map of the position the game ended in"),
+                         _in(_stamp(last, what) if final is not None else _position_stamp(last), language)), "the end"
     return None, ""
 
 
 def _status(game: Game, current: StoredPhase | None) -> str:
+    """Where the game stands, as its page and the index say it (a Text)."""
     if game.status == GameStatus.FORMING:
-        return "forming: taking players"
+        return _("forming: taking players")
     if game.status == GameStatus.FINISHED:
-        return "over" + (f": {game.outcome}" if game.outcome else "")
-    said = f"under way: {current.label}" if current is not None else "under way"
-    return said + (", paused by the GM" if game.paused_at is not None else "")
+        return _("over: {outcome}", outcome=outcome_text(game.outcome)) if game.outcome else _("over")
+    paused = game.paused_at is not None
+    if current is None:
+        return _("under way, paused by the GM") if paused else _("under way")
+    phase = phase_name(current.label)
+    return _("under way: {phase}, paused by the GM", phase=phase) if paused else _("under way: {phase}", phase=phase)
 
 
 def _deadline(game: Game, current: StoredPhase | None, rules: HouseRules) -> str | None:
     if game.status != GameStatus.ACTIVE or current is None or game.paused_at is not None:
         return None
     moment = current.deadline_at or game.deadline_at
-    return deadline_text(moment, rules.timezone) if moment is not None else None
+    return moment_text(moment, rules.timezone) if moment is not None else None
+
+
+# TRANSLATORS: the first row of the table of centres year by year: before the first year
+_START = _p("centre table", "start")
 
 
 def centre_chart(variant: Variant, rows: list[StoredPhase]) -> dict[str, Any]:
@@ -271,7 +308,7 @@ def centre_chart(variant: Variant, rows: list[StoredPhase]) -> dict[str, Any]:
     year's last adjudicated phase left them), for the chart and the table beside it."""
     if not rows:
         return {"years": [], "powers": []}
-    years: list[str] = ["start"]
+    years: list[str] = [_START]
     counts: list[dict[str, int]] = [dict(Counter(rows[0].state_json["supply_centres"].values()))]
     by_year: dict[int, dict[str, int]] = {}
     for row in rows:
@@ -279,7 +316,7 @@ def centre_chart(variant: Variant, rows: list[StoredPhase]) -> dict[str, Any]:
         if centres is not None:
             by_year[row.state_json["phase"]["year"]] = centres
     for year, centres in by_year.items():
-        years.append(variant.rules.year_label(year))
+        years.append(year_name(variant.rules.year_label(year)))
         counts.append(centres)
     powers = [{"name": p, "counts": [c.get(p, 0) for c in counts]} for p in variant.great_powers]
     return {"years": years, "powers": powers}
@@ -288,8 +325,9 @@ def centre_chart(variant: Variant, rows: list[StoredPhase]) -> dict[str, Any]:
 def broadcast_press(session: Session, game: Game) -> list[dict[str, str]]:
     """The press broadcast to every power, oldest first, as the players read it (signed with the
     sender's power, 'the GM', or 'anonymous'): never press to some powers only, nor the GM's
-    copies. Press is kept only as the mail that relayed it: read from the players' copies, each
-    press of a mail with several (gm.mail.outgoing.press.batched) apart."""
+    copies. Press is kept only as the mail that relayed it: read from the players' copies, in
+    whichever language each reads (templates/mail/press.txt.j2), each press of a mail with
+    several (gm.mail.outgoing.press.batched) apart."""
     rows = session.scalars(select(OutboundMail).where(OutboundMail.kind == "press",
                                                       OutboundMail.subject.startswith(f"[{game.name}] "))
                            .order_by(OutboundMail.id))
@@ -297,15 +335,42 @@ def broadcast_press(session: Session, game: Game) -> list[dict[str, str]]:
     out = []
     for row in rows:
         at = f"{row.created_at:%Y-%m-%d %H:%M} UTC"
+        stamp = f"{row.created_at:%Y%m%d%H%M%S}"
         for block in row.body_text.split(_BATCHED):
-            key = (block, f"{row.created_at:%Y%m%d%H%M%S}")  # each player got the same text at once: one of them
-            if not block.startswith(PRESS_HEADING) or _EVERY_POWER not in block or _GM_COPY in block or key in seen:
+            if not block.startswith(PRESS_HEADING):
                 continue
-            seen.add(key)
-            head, _, rest = block.partition("\n\n")
+            head, _gap, rest = block.partition("\n\n")
             lines = head.splitlines()
-            if len(lines) != 2 or not lines[1].startswith(f"{game.name}: press from "):
+            read = _broadcast_head(game.name, lines[1]) if len(lines) == 2 else None
+            if read is None:
                 continue
-            sender = lines[1].removeprefix(f"{game.name}: press from ").rpartition(" to every power")[0]
-            out.append({"sender": sender, "text": rest.partition(_PRESS_END)[0], "at": at})
+            sender, end = read
+            text = rest.partition(end)[0]
+            if (sender, text, stamp) in seen:  # each player got the same press at once: one of them
+                continue
+            seen.add((sender, text, stamp))
+            out.append({"sender": sender, "text": text, "at": at})
     return out
+
+
+@cache
+def _press_heads(game: str) -> list[tuple[re.Pattern[str], str]]:
+    """For each language: the head line of a broadcast's copy to a player, and the line its text ends at."""
+    heads = []
+    for language in LANGUAGES:
+        t = catalogue(language)
+        line = t.gettext("%(game)s: press from %(sender)s to %(to)s")
+        pattern = re.escape(line).replace(re.escape("%(game)s"), re.escape(game)).replace(
+            re.escape("%(sender)s"), "(?P<sender>.+)").replace(re.escape("%(to)s"), re.escape(translated(_EVERY_POWER, language)))
+        heads.append((re.compile(f"^{pattern}$"), "\n\n" + t.gettext("-- end of press --")))
+    return heads
+
+
+def _broadcast_head(game: str, line: str) -> tuple[str, str] | None:
+    """(the sender, the end line) of a broadcast's head line to a player; None for any other line
+    (press to some powers, the GM's copy)."""
+    for pattern, end in _press_heads(game):
+        m = pattern.match(line)
+        if m:
+            return m["sender"], end
+    return None

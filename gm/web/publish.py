@@ -26,6 +26,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from gm.i18n import ENGLISH, LANGUAGES, _, translated
 from gm.lifecycle.house_rules import OPTION_KEY
 from gm.maps.store import MapStore
 from gm.settings import SettingsError
@@ -109,6 +110,7 @@ async def keep_pages(session_factory: sessionmaker[Session], out: Path, *, tick:
 UNSUBSCRIBE_PATH = "unsubscribe"  # the one-click links of the judge's mail (gm.lifecycle.leaving)
 Leave = Callable[[str], "str | None"]  # carries out a link's token: what was done, None for a bad token
 _MAX_POST = 4096  # bytes of a one-click POST's body read at most (RFC 8058's is 26)
+_NOT_OURS = _("This link is not one of the judge's.")
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -124,10 +126,11 @@ class _Handler(SimpleHTTPRequestHandler):
         if token is None:
             super().do_GET()
             return
+        button = self._said(_("Stop this mail"))
         form = (f'<form method="post" action="/{UNSUBSCRIBE_PATH}?t={html.escape(token)}">'
                 '<input type="hidden" name="List-Unsubscribe" value="One-Click">'
-                '<button type="submit">Stop this mail</button></form>')
-        self._page(HTTPStatus.OK, "Stop the judge's mail", form)
+                f'<button type="submit">{button}</button></form>')
+        self._page(HTTPStatus.OK, _("Stop the judge's mail"), form)
 
     def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
         token = self._token()
@@ -141,12 +144,13 @@ class _Handler(SimpleHTTPRequestHandler):
             done = self.leave(token)
         except Exception:
             log.exception("http: a one-click link could not be carried out")
-            self._page(HTTPStatus.SERVICE_UNAVAILABLE, "Not done", "<p>The judge could not do it just now: try again later.</p>")
+            self._page(HTTPStatus.SERVICE_UNAVAILABLE, _("Not done"),
+                       "<p>" + self._said(_("The judge could not do it just now: try again later.")) + "</p>")
             return
         if done is None:
-            self._page(HTTPStatus.NOT_FOUND, "No such link", "<p>This link is not one of the judge's.</p>")
+            self._page(HTTPStatus.NOT_FOUND, _("No such link"), f"<p>{self._said(_NOT_OURS)}</p>")
             return
-        self._page(HTTPStatus.OK, "Done", f"<p>{html.escape(done)}</p>")
+        self._page(HTTPStatus.OK, _("Done"), f"<p>{self._said(done)}</p>")
 
     def _token(self) -> str | None:
         """The token of a one-click link (/unsubscribe?t=...), or None for any other path."""
@@ -156,9 +160,26 @@ class _Handler(SimpleHTTPRequestHandler):
         values = parse_qs(parts.query).get("t") or [""]
         return values[0][:600]
 
+    def _language(self) -> str:
+        """The reader's language, as their browser asks for it (Accept-Language), among the judge's."""
+        asked = []
+        for i, part in enumerate((self.headers.get("Accept-Language") or "").split(",")):
+            tag, _semi, q = part.strip().partition(";")
+            try:
+                weight = float(q.strip().removeprefix("q=")) if q else 1.0
+            except ValueError:
+                weight = 0.0
+            asked.append((-weight, i, tag.strip().lower().replace("_", "-").split("-")[0]))
+        return next((tag for weight, _i, tag in sorted(asked) if weight < 0 and tag in LANGUAGES), ENGLISH)
+
+    def _said(self, text: str) -> str:
+        """A sentence of the judge's in the reader's language, escaped for the page."""
+        return html.escape(translated(text, self._language()), quote=False)
+
     def _page(self, status: HTTPStatus, title: str, body: str) -> None:
-        page = (f"<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-                f"content=\"width=device-width\"><title>{title}</title></head><body><h1>{title}</h1>{body}"
+        heading = self._said(title)
+        page = (f"<!doctype html><html lang=\"{self._language()}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+                f"content=\"width=device-width\"><title>{heading}</title></head><body><h1>{heading}</h1>{body}"
                 "</body></html>").encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gm.engine.variant import Variant
-from gm.i18n import ENGLISH
+from gm.i18n import ENGLISH, translated
 from gm.maps.art import has_art
 from gm.maps.render import PALETTES, power_colours, position_scene, render, results_scene
 from gm.maps.store import MapStore
@@ -120,6 +120,7 @@ def write_pages(out: Path, name: str, shown: GamePages | None, store: MapStore |
     before = _read_json(folder / PAGES_MANIFEST)
     now: dict[str, str] = {}
     keep = {PAGES_MANIFEST, "maps"}
+    language = shown.language  # the game's: its pages are written in it
     for palette in PALETTES:
         colourblind = palette == "colourblind"
         common = _common(shown, variant, palette, maps)
@@ -131,14 +132,15 @@ def write_pages(out: Path, name: str, shown: GamePages | None, store: MapStore |
                 continue  # written before, and the same
             prev = shown.phases[i - 1] if i > 0 else None
             nxt = shown.phases[i + 1] if i + 1 < len(shown.phases) else None
-            html = _render("phase.html.j2", **common, page=page, prev=prev, next=nxt,
+            html = _render("phase.html.j2", language, **common, page=page, prev=prev, next=nxt,
                            other=paths.phase_page(page.label, colourblind=not colourblind))
             _put(folder / file, html)
             done.pages += 1
             done.files.append(folder / file)
         file = paths.game_page(colourblind=colourblind)
         keep.add(file)
-        if _put(folder / file, _render("game.html.j2", **common, newest=shown.phases[-1] if shown.phases else None,
+        if _put(folder / file, _render("game.html.j2", language, **common,
+                                       newest=shown.phases[-1] if shown.phases else None,
                                        other=paths.game_page(colourblind=not colourblind))):
             done.pages += 1
             done.files.append(folder / file)
@@ -186,8 +188,9 @@ def keep_maps(variant: Variant, shown: GamePages, folder: Path, done: Written, s
         for palette in PALETTES:
             file = f"{name}.{palette}.png"
             if manifest.get(file) != key or not (folder / file).exists():
-                scene = (results_scene(variant, source.state, source.report, shown.name) if source.report is not None
-                         else position_scene(variant, source.state, shown.name))
+                scene = (results_scene(variant, source.state, source.report, shown.name, language=shown.language)
+                         if source.report is not None
+                         else position_scene(variant, source.state, shown.name, language=shown.language))
                 if store is None:
                     png, drew = render(variant, scene, palette), 1
                 else:
@@ -226,7 +229,8 @@ def _chart_svg(shown: GamePages, variant: Variant, palette: str) -> dict[str, An
     lines = [{"power": p["name"], "colour": colours.get(p["name"], "#444"),
               "points": " ".join(f"{round(left + i * step, 1)},{y(n)}" for i, n in enumerate(p["counts"]))}
              for p in powers]
-    ticks = [{"x": round(left + i * step, 1), "label": label} for i, label in enumerate(years)]
+    # the years as the page writes them ('start' in the game's language): their width spaces them
+    ticks = [{"x": round(left + i * step, 1), "label": translated(label, shown.language)} for i, label in enumerate(years)]
     grid = [{"y": y(n), "label": n} for n in sorted({0, top_count // 2, top_count})]
     return {"width": width, "height": height, "max_width": CHART_SHOWN, "lines": lines, "ticks": _spaced(ticks),
             "grid": grid, "base": height - bottom, "left": left}
@@ -271,7 +275,7 @@ def index_entries(session: Session) -> list[dict[str, Any]]:
 
 def write_index(out: Path, games: list[dict[str, Any]]) -> Path:
     """The index page (index_entries), and a page in games/ that leads to it, so that a web
-    server listing folders does not list the unlisted games."""
+    server listing folders does not list the unlisted games. In English: it is no one game's."""
     target = out / paths.INDEX
     _put(target, _render("index.html.j2", games=games, root=""))
     _put(out / paths.GAMES / "index.html", _render("index.html.j2", games=games, root="../"))

@@ -2,7 +2,7 @@
 what lies below it, or beside it in its own package. The graph is of every import the modules
 write (at the top, in a function, under TYPE_CHECKING); the engine's modules each import alone.
 
-The layers, from the bottom (LAYERS): the engine; the variants; the store; the games and the
+The layers, from the bottom (LAYERS): the languages; the engine; the variants; the store; the games and the
 settings; the game's life; the view of a game and the maps; the two channels, mail and pages,
 siblings that never import each other; what runs them (the scheduler, the server, the demo);
 the command line.
@@ -26,6 +26,7 @@ GM = ROOT / "gm"
 # Bottom first. A module may import from its own layer only within its own package.
 LAYERS = (
     ("gm",),  # the version
+    ("gm.i18n",),  # the judge's sentences and their catalogues: below all that writes one
     ("gm.engine",),  # pure adjudication: knows no variant
     ("gm.variants", "gm.randomgame"),
     ("gm.store", "gm.casefile"),

@@ -5,6 +5,7 @@ as its readers do (tests/mail/test_reader_first.py)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
@@ -48,41 +49,61 @@ class Played:
     powers: list[str]
     mail: dict[str, list[Mail]]  # address -> the mails it got, in order
     orders: set[str]  # every order and allocation of the game, as its results name them
+    sent: list[str] = field(default_factory=list)  # the body of every mail sent to the judge
 
 
-def _mail(sender: str, body: str, n: int) -> bytes:
+def _mail(sender: str, body: str, n: int, subject: str = "orders") -> bytes:
     m = EmailMessage()
     m["From"] = sender
     m["To"] = GM
-    m["Subject"] = "orders"
+    m["Subject"] = subject
     m["Message-ID"] = f"<reader-{n}@players.example>"
     m.set_content(body)
     return m.as_bytes()
 
 
 def play(session_factory: sessionmaker[Session], variant_name: str, *, phase_count: int, seed: int = 20261201,
-         **rules: str) -> Played:
+         languages: dict[str, str] | None = None, spell: Callable[[str, str], str] | None = None,
+         subjects: dict[str, str] | None = None, **rules: str) -> Played:
     """`phase_count` phases of `variant_name`, every great power ordering by mail (random legal
-    orders, the variant's special orders among them), then a draw of every power the GM names."""
+    orders, the variant's special orders among them), then a draw of every power the GM names.
+
+    `languages`: the language each power (or MASTER, the GM) chooses by mail before the game
+    starts (SET LANGUAGE); its orders are then written by `spell(order, language)`, under the
+    subject `subjects` gives the language."""
     variant = load_variant(variant_name)
+    languages = languages or {}
+    spell = spell or (lambda order, language: order)
     with transaction(session_factory) as s:
         game = create_game(s, GAME, variant_name)
         game.options = {OPTION_KEY: with_changes(HouseRules(), {"timezone": "Europe/London", **rules}).to_options()}
         add_master(s, game, MASTER, hash_password("gm-pw"))
         for power in variant.great_powers:
             s.add(Player(game_id=game.id, power=power, email=address(power), password_hash=hash_password("pw")))
-        s.flush()
-        phases.start(s, game, utcnow())
-        queue_start(s, game, gm_address=GM, gm_addresses=[MASTER], now=utcnow())
     verifier = PasswordVerifier()
-    players = RandomPlayers(variant, random.Random(seed))
     n = 0
-    now = utcnow()
 
-    def send(sender: str, body: str) -> None:
+    sent: list[str] = []
+
+    def send(sender: str, body: str, language: str = "en") -> None:
         nonlocal n
         n += 1
-        ingest(session_factory, _mail(sender, body, n), gm_address=GM, verifier=verifier)
+        sent.append(body)
+        ingest(session_factory, _mail(sender, body, n, (subjects or {}).get(language, "orders")), gm_address=GM,
+               verifier=verifier)
+
+    for who, language in languages.items():
+        if who == MASTER:
+            send(MASTER, f"SIGNON MASTER {GAME} gm-pw\nSET LANGUAGE {language}", language)
+        else:
+            send(address(who), f"SIGNON {who} {GAME} pw\nSET LANGUAGE {language}", language)
+    with transaction(session_factory) as s:
+        game = find_game(s, GAME)
+        assert game is not None
+        phases.start(s, game, utcnow())
+        queue_start(s, game, gm_address=GM, gm_addresses=[MASTER], now=utcnow())
+    players = RandomPlayers(variant, random.Random(seed))
+    now = utcnow()
 
     powers = list(variant.great_powers)
     for _ in range(phase_count):
@@ -96,9 +117,10 @@ def play(session_factory: sessionmaker[Session], variant_name: str, *, phase_cou
             powers = variant.rules.major_powers(variant, state)
         orders = players.orders(state)
         for power in powers:
-            lines = [str(o) for o in orders if o.power == power]
+            language = languages.get(power, "en")
+            lines = [spell(str(o), language) for o in orders if o.power == power]
             if lines:
-                send(address(power), "\n".join([f"SIGNON {power} {GAME} pw", *lines]))
+                send(address(power), "\n".join([f"SIGNON {power} {GAME} pw", *lines]), language)
         assert deadline is not None
         now = max(now, deadline) + timedelta(seconds=1)
         run_due(session_factory, gm_address=GM, now=now)
@@ -107,9 +129,10 @@ def play(session_factory: sessionmaker[Session], variant_name: str, *, phase_cou
         assert game is not None
         playing = {p.power: p.email for p in s.scalars(select(Player).where(Player.game_id == game.id))
                    if p.power and p.left_at is None}
-    send(MASTER, "\n".join([f"SIGNON MASTER {GAME} gm-pw", "PAUSE", f"DRAW {', '.join(playing)}"]))
+    send(MASTER, "\n".join([f"SIGNON MASTER {GAME} gm-pw", "PAUSE", f"DRAW {', '.join(playing)}"]),
+         languages.get(MASTER, "en"))
     for power, to in playing.items():
-        send(to, f"SIGNON {power} {GAME} pw\nACCEPT DRAW")
+        send(to, f"SIGNON {power} {GAME} pw\nACCEPT DRAW", languages.get(power, "en"))
     with transaction(session_factory) as s:
         rows = s.scalars(select(OutboundMail).order_by(OutboundMail.id)).all()
         got: dict[str, list[Mail]] = {}
@@ -118,4 +141,4 @@ def play(session_factory: sessionmaker[Session], variant_name: str, *, phase_cou
                 Mail(row.kind, row.subject, row.body_text, row.body_html, list(row.attachments or [])))
         orders = {e["order"] for report in s.scalars(select(GamePhase.results_json).where(GamePhase.game_id == game.id))
                   if report for key in ("orders", "secret") for e in report.get(key, [])}
-    return Played(variant_name, list(playing), got, orders)
+    return Played(variant_name, list(playing), got, orders, sent)

@@ -9,6 +9,7 @@ from gm.engine.notation.names import resolve_power
 from gm.engine.notation.reader import ParsedOrder, lookup_location
 from gm.engine.orders import DeclareHome, Promote
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 # 'PROMOTE Spain', 'promote Spain to major power'.
 _PROMOTE = re.compile(r"\s*PROMOTE\b\s*:?\s*(.*?)(?:\s+(?:to|as)\s+(?:a\s+)?major(?:\s+power)?)?\s*$", re.IGNORECASE | re.DOTALL)
@@ -24,11 +25,12 @@ def parse(variant: Variant, text: str, found: re.Match[str], power: str, phase_k
         named = found.group(1).strip()
         minor = resolve_power(variant, named) if named else None
         if minor is None:
-            what = f"{named!r} is no power of {variant.title}" if named else "name the minor power to make your major power"
-            return ParsedOrder(text, None, f"{what}: PROMOTE <minor power>")
+            return ParsedOrder(text, None, _("{name} is no power of {variant}: PROMOTE <minor power>", name=repr(named),
+                                             variant=variant.title) if named else
+                               _("name the minor power to make your major power: PROMOTE <minor power>"))
         return ParsedOrder(text, Promote(power, None, minor), None)
     if phase_kind is not PhaseKind.ADJUSTMENT:
-        return ParsedOrder(text, None, "a HOME declaration is only accepted in an adjustment phase")
+        return ParsedOrder(text, None, _("a HOME declaration is only accepted in an adjustment phase"))
     location, why = lookup_location(variant, found.group(1))
     if location is None:
         return ParsedOrder(text, None, why)

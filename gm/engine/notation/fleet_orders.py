@@ -10,6 +10,7 @@ from gm.engine.notation.reader import Fail, ParsedOrder, Parser, lookup_location
 from gm.engine.notation.words import TYPES, tokens
 from gm.engine.orders import Blockade, Deny
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 # 'F SKA X Den-Swe', 'F Skagerrak deny Denmark - Sweden': a fleet denies a direct passage.
 _DENY = re.compile(r"\s*(?:(\d{0,2}[AF](?:/\d{0,2}[AF])?|army|fleet)\s+)?(.+?)\s+(?:X|deny|denies|denying)\s+(?:(?:the\s+)?passage\s+)?"
@@ -46,7 +47,7 @@ def _fleet_order(variant: Variant, match: re.Match[str], state: GameState | None
     for name in (where, *named):
         location, why = lookup_location(variant, name)
         if location is None:
-            return why or f"unknown place {name!r}"
+            return why or _("unknown place {name}", name=repr(name))
         places.append(province_of(location))
     part = None
     if kind and kind.lower() not in TYPES:
@@ -54,9 +55,9 @@ def _fleet_order(variant: Variant, match: re.Match[str], state: GameState | None
         try:
             unit_type, part = parser.designation()
         except Fail as fail:
-            return str(fail)
+            return fail.reason
         if not variant.rules.multiple_units:
-            return f"{variant.title} has no multiple units: each unit is one army or one fleet"
+            return _("{variant} has no multiple units: each unit is one army or one fleet", variant=variant.title)
         if unit_type is UnitType.ARMY:
             return only
     elif kind and kind[0].upper() == "A":
@@ -71,8 +72,8 @@ def _parse_deny(
 ) -> ParsedOrder:
     """'F SKA X Den-Swe': the fleet denies the direct passage between the two spaces this turn."""
     if phase_kind is not PhaseKind.MOVEMENT:
-        return ParsedOrder(text, None, "a direct passage is denied (X) in a movement phase")
-    read = _fleet_order(variant, match, state, "only a fleet denies a direct passage")
+        return ParsedOrder(text, None, _("a direct passage is denied (X) in a movement phase"))
+    read = _fleet_order(variant, match, state, _("only a fleet denies a direct passage"))
     if isinstance(read, str):
         return ParsedOrder(text, None, read)
     unit_type, location, (a, b), part = read
@@ -83,8 +84,8 @@ def _parse_blockade(variant: Variant, text: str, match: re.Match[str], power: st
                     state: GameState | None) -> ParsedOrder:
     """'F MAO B Bre': the fleet blockades the centre for the season (movement phases only)."""
     if phase_kind is not PhaseKind.MOVEMENT:
-        return ParsedOrder(text, None, "a blockade (B) is ordered in a movement phase")
-    read = _fleet_order(variant, match, state, "only a fleet blockades")
+        return ParsedOrder(text, None, _("a blockade (B) is ordered in a movement phase"))
+    read = _fleet_order(variant, match, state, _("only a fleet blockades"))
     if isinstance(read, str):
         return ParsedOrder(text, None, read)
     unit_type, location, (target,), part = read

@@ -11,22 +11,28 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from gm.engine.graph import Terrain
+from gm.engine.graph import COAST_NAMES, Terrain
 from gm.engine.model import GameState, PhaseKind, UnitType, province_of
+from gm.engine.notation.languages import ENGLISH, vocabulary
 from gm.engine.notation.names import loose_match, tables
-from gm.engine.notation.words import (BUILD, CLOSE, CONVOY, DIRECTION_NAMES, DIRECTIONS, DISBAND, EMBARK, HOLD,
-                                      INTO, KEYWORDS, KIND, LAND_FROM_SEA, MERGE, MOVE, OPEN, REMOVE, RETREAT,
-                                      SUGGEST, SUPPORT, TO, TYPES, VIA, VIA_CONVOY, WAIVE, Tok, one_of, render,
-                                      tokens)
+from gm.engine.notation.words import (CLOSE, EMBARK, INTO, KIND, LAND_FROM_SEA, MERGE, OPEN, Tok,
+                                      one_of, render, tokens)
 from gm.engine.orders import Order
 from gm.engine.variant import Variant
+from gm.i18n import _, _p
+
+# What an order may lack, for 'missing {what}'.
+ORDER = _p("missing", "order")
+PROVINCE = _p("missing", "province")
+COAST = _p("missing", "coast")
+DESTINATION = _p("missing", "destination")
 
 
 @dataclass(frozen=True)
 class ParsedOrder:
     text: str  # the line as given
     order: Order | None  # None when rejected
-    error: str | None  # precise human reason when rejected
+    error: str | None  # precise human reason when rejected (a Text)
 
     @property
     def ok(self) -> bool:
@@ -43,14 +49,19 @@ class Reader(Protocol):
 
 
 class Fail(Exception):
-    pass
+    """An order that cannot be read, and why."""
+
+    @property
+    def reason(self) -> str:
+        """Why, as given (a Text: str() of the exception would give its English only)."""
+        return self.args[0]
 
 
 @dataclass
 class Raw:
     """An order as read, before the phase decides what it is."""
 
-    kind: str  # a key of WHEN
+    kind: str  # a key of WRONG_PHASE
     unit_type: UnitType | None = None
     location: str = ""
     target_type: UnitType | None = None
@@ -69,10 +80,11 @@ class Parser:
     or Swe then Den), the parser makes a choice; `readings` runs it once per choice made."""
 
     def __init__(self, variant: Variant, toks: list[Tok], script: tuple[int, ...] = (),
-                 loose: bool = False) -> None:
+                 loose: bool = False, language: str = "en") -> None:
         self.provinces = variant.map.provinces
         self.neighbours = variant.map.all_neighbours
-        self.t = tables(variant)
+        self.t = tables(variant, language)  # the reader's names first, then English's
+        self.w = vocabulary(language)  # ... and their order words
         self.read: list[str] = []  # the provinces read so far: the unit's first
         self.toks = toks
         self.pos = 0
@@ -102,19 +114,29 @@ class Parser:
         return render(self.toks[: self.pos])
 
     def missing(self, what: str) -> Fail:
+        """`what`: ORDER, PROVINCE, ... (what the order lacks, as a reader reads it)."""
         if self.pos >= len(self.toks):
             ctx = self.context()
-            return Fail(f"missing {what} after {ctx!r}" if ctx else f"missing {what}")
-        return Fail(f"missing {what} before {self.toks[self.pos].text!r}")
+            # TRANSLATORS: {what} is what the order lacks ('destination'); {context}, quoted, the words before
+            return Fail(_("missing {what} after {context}", what=what, context=repr(ctx)) if ctx else
+                        _("missing {what}", what=what))
+        # TRANSLATORS: {word}, quoted, is the player's word that came instead
+        return Fail(_("missing {what} before {word}", what=what, word=repr(self.toks[self.pos].text)))
 
     def unexpected(self) -> Fail:
         tok = self.toks[self.pos]
-        if not tok.is_word or tok.key in KEYWORDS or tok.key in TYPES or self.known(self.pos):
+        if not tok.is_word or tok.key in self.w.keywords or tok.key in self.w.types or self.known(self.pos):
             rest = render(self.toks[self.pos:])
-            return Fail(f"unexpected {rest!r} after {self.context()!r}")
-        msg = f"unknown word {tok.text!r} after {self.context()!r}"
-        close = difflib.get_close_matches(tok.key, SUGGEST, n=1, cutoff=0.75)
-        return Fail(msg + (f" (did you mean {close[0]!r}?)" if close else ""))
+            # TRANSLATORS: {words} and {context} are the player's words, quoted
+            return Fail(_("unexpected {words} after {context}", words=repr(rest), context=repr(self.context())))
+        word, ctx = repr(tok.text), repr(self.context())
+        close = difflib.get_close_matches(tok.key, self.w.suggest, n=1, cutoff=0.75)
+        if close:
+            # TRANSLATORS: {word} and {context} are the player's words, quoted; {suggestion} an order word, quoted
+            return Fail(_("unknown word {word} after {context} (did you mean {suggestion}?)", word=word, context=ctx,
+                          suggestion=repr(close[0])))
+        # TRANSLATORS: {word} and {context} are the player's words, quoted
+        return Fail(_("unknown word {word} after {context}", word=word, context=ctx))
 
     def finish(self) -> None:
         if self.pos < len(self.toks):
@@ -133,8 +155,8 @@ class Parser:
                 continue
             if not tok.is_word:
                 break
-            if loose and (tok.key in KEYWORDS or tok.key in TYPES
-                          or (words and (tok.key == "coast" or tok.key in self.t.coast_codes))):
+            if loose and (tok.key in self.w.keywords or tok.key in self.w.types
+                          or (words and (tok.key in self.w.coasts or tok.key in self.t.coast_codes))):
                 break
             words.append(tok)
             i += 1
@@ -143,7 +165,7 @@ class Parser:
 
     def known(self, i: int) -> bool:
         """Do the words at i name a province exactly?"""
-        return any(self.exact(words) for words, _ in self.runs(False, i))
+        return any(self.exact(words) for words, _end in self.runs(False, i))
 
     def exact(self, words: list[Tok], joinable: bool = True) -> frozenset[str]:
         """The provinces the words name as written, or run together ('St Peters burg') when
@@ -151,7 +173,7 @@ class Parser:
         key = " ".join(w.key for w in words)
         t = self.t
         hit = t.abbrs.get(key) or t.names.get(key)
-        if not hit and joinable and all(w.key not in KEYWORDS and w.key not in TYPES for w in words[1:]):
+        if not hit and joinable and all(w.key not in self.w.keywords and w.key not in self.w.types for w in words[1:]):
             hit = t.compact.get(key.replace(" ", ""))  # never 'Mar S' -> 'mars'
         if hit and len(hit) > 1 and len(words) == 1:  # abbreviations differing only in case
             hit = frozenset(h for h in hit if h == words[0].text) or hit
@@ -170,7 +192,9 @@ class Parser:
         return len(pieces) == 1 or not all(self.exact(piece) for piece in pieces)
 
     def ambiguous(self, words: list[Tok], hits: Collection[str]) -> Fail:
-        return Fail(f"{render(words)!r} could be {one_of([self.t.display[h] for h in hits])}")
+        # TRANSLATORS: {words} are the player's words, quoted; {places} 'Paris or Picardy'
+        return Fail(_("{words} could be {places}", words=repr(render(words)),
+                      places=one_of([self.t.display[h] for h in hits])))
 
     def province(self, what: str) -> str:
         """The province the words from here name. Each way of reading them is an alternative:
@@ -197,7 +221,7 @@ class Parser:
             if not loose:
                 raise self.missing(what)
             words = [w for w, e in loose if e - self.pos == len(w)][-1]  # up to a dash
-            raise Fail(f"unknown province {render(words)!r}{self.hint(words)}")
+            raise self.unknown(words)
         # One place read from more or fewer words is one reading, the longest: 'Hesse-Westphalia'
         # is never Hesse to Westphalia when both name the same province.
         by_place: dict[frozenset[str], tuple[list[Tok], frozenset[str], int]] = {}
@@ -211,33 +235,41 @@ class Parser:
         self.read.append(next(iter(hit)))
         return self.read[-1]
 
-    def hint(self, words: list[Tok]) -> str:
-        """What an unknown name may have meant: the nearest names of this map, and the spaces next to
-        the unit the order is for, so that the player can write it again."""
+    def unknown(self, words: list[Tok]) -> Fail:
+        """An unknown name, and what it may have meant: the nearest names of this map, and the spaces
+        next to the unit the order is for, so that the player can write it again."""
         key = " ".join(w.key for w in words)
         keys = {**{k: v for k, v in self.t.names.items()}, **{k: v for k, v in self.t.abbrs.items()}}
         near = sorted({p for k in difflib.get_close_matches(key, list(keys), n=3, cutoff=0.7) for p in keys[k]})
-        said = ""
-        if near:
-            said += "; the nearest names: " + ", ".join(f"{self.t.display[p]} ({p})" for p in near)
-        if self.read:
-            here = province_of(self.read[0])
-            around = sorted(self.neighbours.get(here, ()))
-            if around:
-                said += (f"; {self.t.display[here]} borders "
-                         + ", ".join(f"{self.t.display[p]} ({p})" for p in around))
-        return said
+        names = ", ".join(f"{self.t.display[p]} ({p})" for p in near)
+        here = province_of(self.read[0]) if self.read else ""
+        around = ", ".join(f"{self.t.display[p]} ({p})" for p in sorted(self.neighbours.get(here, ())))
+        name, province = repr(render(words)), self.t.display.get(here, "")
+        if names and around:
+            # TRANSLATORS: {name} is the player's word, quoted; {names} and {neighbours} are lists of
+            # 'Name (ABBR)'; {province} is where the unit ordered stands
+            return Fail(_("unknown province {name}; the nearest names: {names}; {province} borders {neighbours}",
+                          name=name, names=names, province=province, neighbours=around))
+        if names:
+            return Fail(_("unknown province {name}; the nearest names: {names}", name=name, names=names))
+        if around:
+            return Fail(_("unknown province {name}; {province} borders {neighbours}", name=name, province=province,
+                          neighbours=around))
+        return Fail(_("unknown province {name}", name=name))
 
     def coast_words(self, i: int, bare: bool) -> tuple[str | None, int]:
-        """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare)."""
-        toks, codes = self.toks, self.t.coast_codes
+        """A coast named by the words at i: 'nc', 'north coast', ('n', 'north' if not bare); in
+        other languages 'cn', 'côte nord', 'Nordküste'."""
+        toks, codes, w = self.toks, self.t.coast_codes, self.w
         key = toks[i].key if i < len(toks) else ""
         nxt = toks[i + 1].key if i + 1 < len(toks) else ""
         if key in codes:
-            return codes[key], i + 2 if nxt == "coast" else i + 1
-        if key in DIRECTIONS:
-            code = DIRECTIONS[key] + "C"
-            if nxt == "coast" or (not bare and nxt == "c"):
+            return codes[key], i + 2 if nxt in w.coasts else i + 1
+        if key in w.coast_first and nxt in w.directions:
+            return w.directions[nxt] + "C", i + 2
+        if key in w.directions:
+            code = w.directions[key] + "C"
+            if nxt in w.coasts or (not bare and nxt == "c"):
                 return code, i + 2
             if not bare:
                 return code, i + 1
@@ -251,14 +283,14 @@ class Parser:
             if code is None:
                 self.pos += 1
                 if self.peek() is None:
-                    raise self.missing("coast")
-                raise Fail(f"unknown coast {self.toks[i + 1].text!r}")
+                    raise self.missing(COAST)
+                raise Fail(_("unknown coast {word}", word=repr(self.toks[i + 1].text)))
         elif key == "(":
             code, j = self.coast_words(i + 1, bare=False)
             if code is None:
                 word = self.toks[i + 1] if i + 1 < len(self.toks) else None
-                if word and word.key not in VIA and self.peek(2) == ")":
-                    raise Fail(f"unknown coast {word.text!r}")
+                if word and word.key not in self.w.via and self.peek(2) == ")":
+                    raise Fail(_("unknown coast {word}", word=repr(word.text)))
                 return None  # perhaps '(via convoy)'
             if j < len(self.toks) and self.toks[j].key == ")":
                 j += 1
@@ -269,9 +301,13 @@ class Parser:
         p = self.provinces[province]
         if code not in p.coasts:
             if not p.coasts:
-                raise Fail(f"{p.name} has no coasts")
-            raise Fail(f"{p.name} has no {DIRECTION_NAMES.get(code[0], code)} coast"
-                        if len(code) == 2 and code[1] == "C" else f"{p.name} has no coast {code}")
+                raise Fail(_("{province} has no coasts", province=p.name))
+            if code in COAST_NAMES:
+                # TRANSLATORS: {coast} is 'north coast', ...
+                raise Fail(_("{province} has no {coast}", province=p.name, coast=COAST_NAMES[code]))
+            raise Fail(_("{province} has no {code} coast", province=p.name, code=code)
+                       if len(code) == 2 and code[1] == "C" else _("{province} has no coast {code}", province=p.name,
+                                                                   code=code))
         self.pos = j
         return code
 
@@ -287,7 +323,7 @@ class Parser:
         """'A', 'fleet', and (multiple units) '2A', 'A/F', 'A/2F': the kind of unit, and how many
         armies and fleets when a number or a slash says so."""
         key = self.peek() or ""
-        unit_type = TYPES.get(key)
+        unit_type = self.w.types.get(key)
         kind = KIND.fullmatch(key)
         if kind is None or (not kind[1] and self.peek(1) != "/"):
             self.pos += unit_type is not None
@@ -300,12 +336,12 @@ class Parser:
             self.pos += 2
         armies, fleets = counts["a"], counts["f"]
         if not armies and not fleets:
-            raise Fail(f"a unit of no armies and no fleets: {key!r}")
+            raise Fail(_("a unit of no armies and no fleets: {word}", word=repr(key)))
         return (UnitType.FLEET if fleets else UnitType.ARMY), (armies, fleets)
 
     def target(self, what: str) -> tuple[UnitType | None, str]:
         # 'S Russian A Pru - Sil': a nationality before the unit type is ignored (DATC 4.C.5, 4.C.6).
-        if self.peek() in self.t.powers and self.peek(1) in TYPES:
+        if self.peek() in self.t.powers and self.peek(1) in self.w.types:
             self.pos += 1
         unit_type = self.unit_type()
         return unit_type, province_of(self.location(what))
@@ -313,7 +349,7 @@ class Parser:
     def via(self) -> bool:
         start = self.pos
         paren = self.take(OPEN)
-        if self.take(VIA) and self.take(VIA_CONVOY):
+        if self.take(self.w.via) and self.take(self.w.via_convoy):
             if paren:
                 self.take(CLOSE)
             return True
@@ -322,36 +358,37 @@ class Parser:
 
     # orders
     def order(self) -> Raw:
-        key = self.peek()
+        key, w = self.peek(), self.w
         if key is None:
-            raise Fail("empty order")
-        if key in WAIVE:
+            raise Fail(_("empty order"))
+        if key in w.waive:
             self.pos += 1
-            self.take(BUILD)
+            self.take(w.build)
             return Raw("waive")
-        if key in BUILD:
+        if key in w.build:
             self.pos += 1
-            if self.take(WAIVE):
+            if self.take(w.waive):
                 return Raw("waive")
             unit_type, part = self.designation()
-            return Raw("build", unit_type, self.location("province"), part=part)
-        if key in DISBAND or key in REMOVE or key == "r":
+            return Raw("build", unit_type, self.location(PROVINCE), part=part)
+        if key in w.disband or key in w.remove or key == "r":
             self.pos += 1
             unit_type, part = self.designation()
-            return Raw("disband" if key in DISBAND else "remove", unit_type,
-                        self.location("province"), part=part)
-        if key in KEYWORDS:
-            raise Fail(f"unexpected {self.toks[0].text!r} at the start of the order")
+            return Raw("disband" if key in w.disband else "remove", unit_type,
+                        self.location(PROVINCE), part=part)
+        # A word only another language makes an order word may be a place here: French 'par' is Paris.
+        if key in w.keywords and not (key not in ENGLISH.keywords and self.known(self.pos)):
+            raise Fail(_("unexpected {word} at the start of the order", word=repr(self.toks[0].text)))
         unit_type, part = self.designation()
-        raw = Raw("hold", unit_type, self.location("province"), part=part)
+        raw = Raw("hold", unit_type, self.location(PROVINCE), part=part)
         key = self.peek()
         if key is None:
-            raise Fail(f"missing order after {self.context()!r}")
+            raise Fail(_("missing {what} after {context}", what=ORDER, context=repr(self.context())))
         self.pos += 1
-        if key in HOLD:
+        if key in w.hold:
             return raw
         if key in MERGE and not self.multiple:
-            raise Fail(f"{self.title} has no multiple units: no unit merges")
+            raise Fail(_("{variant} has no multiple units: no unit merges", variant=self.title))
         if self.multiple and (key in MERGE or key in EMBARK or ((key in LAND_FROM_SEA or key == "d") and self.peek() is not None)):
             # 'A Mar merge Bur', 'A Wal E ENG' (also 'E F(BOT)-ION-AEG', the fleet's moves
             # written beside it), 'A ION D Bal': moves that merge, board a fleet or land from one.
@@ -359,57 +396,57 @@ class Parser:
             self.take(INTO)
             if key in EMBARK or key in MERGE:  # 'E F(BOT)', 'MERGE 2A(Bur)': the unit boarded or made
                 self.designation()
-            raw.dest = self.location("destination")
-            while key in EMBARK and self.take(MOVE):
-                raw.carrier += (province_of(self.location("the fleet's destination")),)
+            raw.dest = self.location(DESTINATION)
+            while key in EMBARK and self.take(w.move):
+                raw.carrier += (province_of(self.location(_p("missing", "the fleet's destination"))),)
             return raw
-        if key in MOVE or key in RETREAT:
+        if key in w.move or key in w.retreat:
             if key == "r" and self.peek() is None:
                 raw.kind = "remove"
                 return raw
-            raw.kind = "move" if key in MOVE else "retreat"
-            self.take(TO)
-            raw.dest = self.location("destination")
-            while self.peek() in MOVE:  # 'A Lon - Nth - Bel': the route of a convoy
+            raw.kind = "move" if key in w.move else "retreat"
+            self.take(w.to)
+            raw.dest = self.location(DESTINATION)
+            while self.peek() in w.move:  # 'A Lon - Nth - Bel': the route of a convoy
                 self.pos += 1
                 raw.route += (raw.dest,)
-                raw.dest, raw.via_convoy = self.location("destination"), True
+                raw.dest, raw.via_convoy = self.location(DESTINATION), True
             raw.via_convoy_written = self.via()
             raw.via_convoy = raw.via_convoy_written or raw.via_convoy
             raw.merge = self.take(MERGE)
             if raw.merge and not self.multiple:
-                raise Fail(f"{self.title} has no multiple units: no unit merges")
+                raise Fail(_("{variant} has no multiple units: no unit merges", variant=self.title))
             return raw
-        if key in SUPPORT:
+        if key in w.support:
             raw.kind = "support"
             if self.multiple and self.take(MERGE):  # 'A(Par) S MERGE (Bur)': every unit merging there
                 self.take(INTO)
                 paren = self.take(OPEN)
-                raw.dest = province_of(self.location("the space merged into"))
+                raw.dest = province_of(self.location(_p("missing", "the space merged into")))
                 if paren and not self.take(CLOSE):
                     raise self.missing("')'")
                 return raw
-            raw.target_type, raw.target = self.target("supported unit")
-            if self.take(MOVE):
-                self.take(TO)
+            raw.target_type, raw.target = self.target(_p("missing", "supported unit"))
+            if self.take(w.move):
+                self.take(w.to)
                 # The coast stays: a support naming the wrong coast does not match (DATC 6.B.9).
-                raw.dest = self.location("destination")
+                raw.dest = self.location(DESTINATION)
                 self.via()  # 'S A Lon - Bel via convoy': the supporter need not know how
             else:
-                self.take(HOLD)
+                self.take(w.hold)
             return raw
-        if key in CONVOY:
+        if key in w.convoy:
             raw.kind = "convoy"
-            raw.target_type, raw.target = self.target("convoyed army")
-            if not self.take(MOVE):
-                raise self.missing("destination of the convoyed army")
-            self.take(TO)
-            raw.dest = province_of(self.location("destination"))
+            raw.target_type, raw.target = self.target(_p("missing", "convoyed army"))
+            if not self.take(w.move):
+                raise self.missing(_p("missing", "destination of the convoyed army"))
+            self.take(w.to)
+            raw.dest = province_of(self.location(DESTINATION))
             if raw.target_type is UnitType.FLEET:
-                raise Fail("only armies can be convoyed")
+                raise Fail(_("only armies can be convoyed"))
             return raw
-        if key in DISBAND or key in REMOVE or key in BUILD:
-            raw.kind = "disband" if key in DISBAND else "remove" if key in REMOVE else "build"
+        if key in w.disband or key in w.remove or key in w.build:
+            raw.kind = "disband" if key in w.disband else "remove" if key in w.remove else "build"
             return raw
         self.pos -= 1
         raise self.unexpected()
@@ -420,7 +457,8 @@ MAX_READINGS = 64  # ways of reading one line tried at most (a line of names alo
 R = TypeVar("R")
 
 
-def readings(variant: Variant, toks: list[Tok], read: Callable[[Parser], R]) -> tuple[list[R], str]:
+def readings(variant: Variant, toks: list[Tok], read: Callable[[Parser], R],
+             language: str = "en") -> tuple[list[R], str]:
     """Every complete reading of the words by `read`, preferred first (longer names before
     shorter), and why there is none: the reason of the reading that got furthest. Misspelt and
     shortened names are tried only when nothing reads as written."""
@@ -431,12 +469,12 @@ def readings(variant: Variant, toks: list[Tok], read: Callable[[Parser], R]) -> 
         while scripts and tried < MAX_READINGS:
             script = scripts.pop()
             tried += 1
-            parser = Parser(variant, toks, script, loose)
+            parser = Parser(variant, toks, script, loose, language)
             try:
                 found.append(read(parser))
             except Fail as fail:
                 if parser.pos > furthest:
-                    why, furthest = str(fail), parser.pos
+                    why, furthest = fail.reason, parser.pos
             # The other alternatives of each choice this run made first, pushed so that the
             # smallest script (the preferred reading) is popped first.
             taken = script + (0,) * (len(parser.made) - len(script))
@@ -454,24 +492,25 @@ def read_order(parser: Parser) -> Raw:
 
 
 def read_location(parser: Parser) -> str:
-    location = parser.location("province")
+    location = parser.location(PROVINCE)
     parser.finish()
     return location
 
 
-def lookup_location(variant: Variant, text: str) -> tuple[str | None, str | None]:
+def lookup_location(variant: Variant, text: str, language: str = "en") -> tuple[str | None, str | None]:
     """(location, None) or (None, why not): resolve_location with the reason for a failure."""
-    found, why = readings(variant, tokens(text), read_location)
+    found, why = readings(variant, tokens(text), read_location, language)
     locations = list(dict.fromkeys(found))
     if len(locations) > 1:
         names = [variant.map.name(loc) for loc in locations]
-        return None, f"{text.strip()!r} could be {one_of(names)}"
+        return None, _("{words} could be {places}", words=repr(text.strip()), places=one_of(names))
     return (locations[0], None) if locations else (None, why)
 
 
-def resolve_location(variant: Variant, text: str) -> str | None:
-    """'St Petersburg south coast', 'stp(sc)', 'stp/sc' -> 'STP/SC'; 'Spain' -> 'SPA'."""
-    return lookup_location(variant, text)[0]
+def resolve_location(variant: Variant, text: str, language: str = "en") -> str | None:
+    """'St Petersburg south coast', 'stp(sc)', 'stp/sc' -> 'STP/SC'; 'Spain' -> 'SPA'; in French
+    'Espagne côte nord' -> 'SPA/NC' too."""
+    return lookup_location(variant, text, language)[0]
 
 
 def is_fleet(variant: Variant, state: GameState | None, raw: Raw) -> bool:

@@ -14,6 +14,7 @@ from gm.engine.notation.reader import ParsedOrder, Raw, Reader, is_fleet
 from gm.engine.notation.words import THEN
 from gm.engine.orders import Move, Order, Permit, Steps
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 # 'Retreats: A(Liv)-Kur', 'Builds: A(Fin)', 'Removes: A(Got)': the rule's headings.
 _HEADING = re.compile(r"\s*(retreats?|builds?|removes?|removals?|disbands?)\s*:\s*", re.IGNORECASE)
@@ -55,11 +56,11 @@ def parse_turn(variant: Variant, text: str, words: str, power: str, state: GameS
     if permit:  # 'PERMIT French': rules 8 and 9's permission, until REVOKE French
         other = resolve_power(variant, permit[2]) if permit[2] else None
         if other is None or other == power:
-            return ParsedOrder(text, None, f"name another power: {permit[1].upper()} <power>")
+            return ParsedOrder(text, None, _("name another power: {order} <power>", order=permit[1].upper()))
         return ParsedOrder(text, Permit(power, None, other, revoke=permit[1].upper() == "REVOKE"), None)
     titled = re.fullmatch(r"(.+?)\s+(\d{3,4})", words.strip())
     if titled and resolve_power(variant, titled[1]) is not None:  # 'Sweden 1700', rule 6's heading
-        return ParsedOrder(text, None, "the heading of a power's orders for a year, not an order: the orders follow it")
+        return ParsedOrder(text, None, _("the heading of a power's orders for a year, not an order: the orders follow it"))
     heading = _HEADING.match(words)
     if heading:
         rest, word = words[heading.end():], heading[1].lower()
@@ -82,7 +83,7 @@ def parse_turn(variant: Variant, text: str, words: str, power: str, state: GameS
     marked = _VERB_STEP.sub("\u00a7", _HOLD_STEP.sub("\u00a7H\u00a7", words))
     texts = [t.strip() for piece in marked.split("\u00a7") for t in THEN.split(piece) if t.strip()]
     if not texts:
-        return ParsedOrder(text, None, "no order: name the unit and what it does, e.g. A(Fin)-Kar (x2)")
+        return ParsedOrder(text, None, _("no order: name the unit and what it does, e.g. A(Fin)-Kar (x2)"))
     steps: list[Order] = []
     head: tuple[str, str] | None = None  # the unit as written, and where it stands after the last step
     k = 0
@@ -99,8 +100,10 @@ def parse_turn(variant: Variant, text: str, words: str, power: str, state: GameS
             piece = f"{head[0]} {head[1]} " + ("H" if hold else piece if _CONTINUES.match(piece) else f"- {piece}")
         parsed = parsed or read(variant, text, piece, power, PhaseKind.MOVEMENT, state if not steps else None)
         if parsed.order is None:
-            where = "" if len(texts) == 1 else f"step {len(steps) + 1}: "
-            return ParsedOrder(text, None, where + (parsed.error or ""))
+            why = parsed.error or ""
+            # TRANSLATORS: why the step numbered {number} of a unit's orders for a turn cannot be read
+            return ParsedOrder(text, None, why if len(texts) == 1 else _("step {number}: {reason}", number=len(steps) + 1,
+                                                                         reason=why))
         order = parsed.order
         found = list(order.steps) if type(order) is Steps else [order]  # type: ignore[attr-defined]
         steps.extend(found)

@@ -11,6 +11,7 @@ from gm.engine.notation.reader import ParsedOrder, Raw, Reader
 from gm.engine.notation.words import THEN
 from gm.engine.orders import Move, Order, TwoPhase
 from gm.engine.variant import Variant
+from gm.i18n import _
 
 
 def route(raw: Raw, order: Move) -> Order:
@@ -29,11 +30,11 @@ def parse_then(variant: Variant, text: str, words: str, power: str, state: GameS
     first_text, second_text = THEN.split(words, maxsplit=1)
     first = read(variant, first_text, first_text, power, PhaseKind.MOVEMENT, state)
     if first.order is None:
-        return ParsedOrder(text, None, f"the first move: {first.error}")
+        return ParsedOrder(text, None, _("the first move: {reason}", reason=first.error))
     if type(first.order) is TwoPhase:
-        return ParsedOrder(text, None, "a fleet moves twice a turn, not three times")
+        return ParsedOrder(text, None, _("a fleet moves twice a turn, not three times"))
     if first.order.unit_type is UnitType.ARMY:
-        return ParsedOrder(text, None, "only a fleet moves a second time")
+        return ParsedOrder(text, None, _("only a fleet moves a second time"))
     where = province_of(first.order.dest) if type(first.order) is Move else first.order.province  # type: ignore[attr-defined]
     second_text = second_text.strip()
     if not re.match(r"(?:\d{0,2}(?:A/\d{0,2})?F|fleet)\b", second_text, re.IGNORECASE):  # the fleet left out
@@ -41,9 +42,9 @@ def parse_then(variant: Variant, text: str, words: str, power: str, state: GameS
         second_text = f"F {where} {second_text}" if verb else f"F {where} - {second_text}"
     second = read(variant, second_text, second_text, power, PhaseKind.MOVEMENT, None)
     if second.order is None:
-        return ParsedOrder(text, None, f"the second move: {second.error}")
+        return ParsedOrder(text, None, _("the second move: {reason}", reason=second.error))
     if type(second.order) is TwoPhase:
-        return ParsedOrder(text, None, "a fleet moves twice a turn, not three times")
+        return ParsedOrder(text, None, _("a fleet moves twice a turn, not three times"))
     fleet = UnitType.FLEET
     first_order = first.order if first.order.unit_type else replace(first.order, unit_type=fleet)  # type: ignore[type-var]
     # The part of a multiple unit that moves first moves again, unless the second says otherwise.

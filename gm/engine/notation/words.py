@@ -6,6 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from gm.engine.model import PhaseKind, UnitType
+from gm.i18n import Text, _
 
 TYPES = {"a": UnitType.ARMY, "army": UnitType.ARMY, "f": UnitType.FLEET, "fleet": UnitType.FLEET}
 HOLD = frozenset({"h", "hold", "holds", "stand", "stands"})
@@ -35,11 +36,16 @@ DIRECTIONS = {w: d for d, name in DIRECTION_NAMES.items() for w in (name, name[0
 FUZZY_CUTOFF = 0.8  # difflib ratio a misspelling must reach
 FUZZY_TIE = 0.04  # candidates this close to the best are all taken as meant
 
-# Phase in which each kind of order is accepted, for the wrong-phase message.
-WHEN = {"hold": "a movement phase", "support": "a movement phase", "convoy": "a movement phase",
-        "move": "a movement or retreat phase", "retreat": "a retreat phase",
-        "disband": "a retreat or adjustment phase", "remove": "a retreat or adjustment phase",
-        "build": "an adjustment phase", "waive": "an adjustment phase"}
+# Why each kind of order is refused in a phase that does not take it.
+WRONG_PHASE = {"hold": _("hold orders are only accepted in a movement phase"),
+               "support": _("support orders are only accepted in a movement phase"),
+               "convoy": _("convoy orders are only accepted in a movement phase"),
+               "move": _("move orders are only accepted in a movement or retreat phase"),
+               "retreat": _("retreat orders are only accepted in a retreat phase"),
+               "disband": _("disband orders are only accepted in a retreat or adjustment phase"),
+               "remove": _("remove orders are only accepted in a retreat or adjustment phase"),
+               "build": _("build orders are only accepted in an adjustment phase"),
+               "waive": _("waive orders are only accepted in an adjustment phase")}
 ACCEPTS = {PhaseKind.MOVEMENT: {"hold", "move", "support", "convoy"},
            PhaseKind.RETREAT: {"move", "retreat", "disband", "remove"},
            PhaseKind.SECOND_RETREAT: {"move", "retreat", "disband", "remove"},
@@ -78,8 +84,14 @@ def render(toks: list[Tok]) -> str:
 
 
 def one_of(names: list[str]) -> str:
+    """'Paris', 'Paris or Picardy', 'Paris, Picardy or Piedmont' (a Text: 'or' in the reader's words)."""
     names = sorted(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    others = names[:-1]  # a list with a Text in it ('Spain (north coast)') is joined in the reader's words
+    listed = others if any(isinstance(n, Text) for n in others) else ", ".join(others)
+    # TRANSLATORS: the last of places one of which is meant; {names}, the others: 'Paris, Picardy' or 'Paris or Picardy'
+    return _("{names} or {name}", names=listed, name=names[-1])
 
 
 # '<order> THEN <order>': a unit's orders one after the other (a fleet's two moves, a turn's steps).

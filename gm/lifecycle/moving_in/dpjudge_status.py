@@ -14,33 +14,35 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gm.engine.model import Unit
 from gm.engine.variant import Variant
+from gm.i18n import _, _n
 from gm.lifecycle.moving_in import names
-from gm.lifecycle.moving_in.found import Found
+from gm.lifecycle.moving_in.found import Found, said
 
-SOURCE = "DPjudge status file"
-# Lines of the file that say nothing gm keeps, each with why.
+# TRANSLATORS: where a game moved in comes from
+SOURCE = _("DPjudge status file")
+# Lines of the file that say nothing gm keeps, each with why (what the GM is told of them).
 _SKIPPED = {
-    "PASSWORD": "a password of the old judge: never used nor kept",
-    "WAIT": "the WAIT flag: the players set their own here",
-    "VOTE": "a draw vote of the old judge: draws are proposed again here",
-    "MSG": "a message to the player on DPjudge's pages",
-    "OMNISCIENT": "an omniscient observer's flag",
-    "SEES": "what a power sees in a blind game",
-    "CONTROL": "control of a power by other players",
-    "DELAY": "DPjudge's processing delay",
-    "PRIVATE": "the privacy word of a private game",
-    "START": "the date the game started",
-    "NEED": "powers waiting for a new player",
-    "ROTATE": "rotation of control",
-    "ALLOW": "roles other than powers",
-    "TESTER": "a test address",
-    "PROPOSAL": "a draw proposal of the old judge",
-    "RETREAT": "a retreat order on file: orders are given again here",
-    "BUILD": "a build order on file: orders are given again here",
-    "REMOVE": "a removal order on file: orders are given again here",
-    "ORDERS": "orders on file: orders are given again here",
-    "SOONER": "Crystal Ball orders", "LATER": "Crystal Ball orders",
-    "ACCEPT": "a Payola acceptance list", "SENT": "a Payola transfer",
+    "PASSWORD": _("a password of the old judge: never used nor kept"),
+    "WAIT": _("the WAIT flag: the players set their own here"),
+    "VOTE": _("a draw vote of the old judge: draws are proposed again here"),
+    "MSG": _("a message to the player on DPjudge's pages"),
+    "OMNISCIENT": _("an omniscient observer's flag"),
+    "SEES": _("what a power sees in a blind game"),
+    "CONTROL": _("control of a power by other players"),
+    "DELAY": _("DPjudge's processing delay"),
+    "PRIVATE": _("the privacy word of a private game"),
+    "START": _("the date the game started"),
+    "NEED": _("powers waiting for a new player"),
+    "ROTATE": _("rotation of control"),
+    "ALLOW": _("roles other than powers"),
+    "TESTER": _("a test address"),
+    "PROPOSAL": _("a draw proposal of the old judge"),
+    "RETREAT": _("a retreat order on file: orders are given again here"),
+    "BUILD": _("a build order on file: orders are given again here"),
+    "REMOVE": _("a removal order on file: orders are given again here"),
+    "ORDERS": _("orders on file: orders are given again here"),
+    "SOONER": _("Crystal Ball orders"), "LATER": _("Crystal Ball orders"),
+    "ACCEPT": _("a Payola acceptance list"), "SENT": _("a Payola transfer"),
 }
 _BLOCKS = ("DESC", "DESCRIPTION", "NAME", "MORPH")  # may span lines up to 'END <word>'
 # DPjudge's TIMING phase words -> gm's house rules
@@ -104,18 +106,19 @@ class _Reader:
                 if len(words) == 1:
                     block = "DESC" if head == "DESCRIPTION" else head
                 if head == "MORPH":
-                    self.found.problem(i, "MORPH changes the map: a game on a changed map is not moved in")
+                    self.found.problem(i, _("MORPH changes the map: a game on a changed map is not moved in"))
                 continue
             self.line(i, line, words, head)
         if block is not None:
-            self.found.problem(len(lines), f"the file ends inside its {block} block (no END {block}): is it cut short?")
+            self.found.problem(len(lines), _("the file ends inside its {block} block (no END {block}): is it cut short?",
+                                             block=block))
         if not self.phase_seen:
-            self.found.phase_missing = "no PHASE line: the file does not say which phase the game is in"
+            self.found.phase_missing = _("no PHASE line: the file does not say which phase the game is in")
         if self.deadline is not None:
             self._deadline(*self.deadline)
         for head, numbers in self.skipped.items():
-            where = f"line {numbers[0]}" if len(numbers) == 1 else f"lines {', '.join(map(str, numbers))}"
-            self.found.notes.append(f"{where}: {head}: {_SKIPPED[head]}")
+            self.found.notes.append(_n("line {lines}: {word}: {why}", "lines {lines}: {word}: {why}", len(numbers),
+                                       lines=", ".join(map(str, numbers)), word=head, why=_SKIPPED[head]))
 
     def line(self, i: int, line: str, words: list[str], head: str) -> None:
         found = self.found
@@ -141,10 +144,10 @@ class _Reader:
             address = _ADDRESS.search(rest)
             found.master = address[0].lower() if address else None
         elif head in ("FINISH", "RESULT"):
-            found.problem(i, "the game is over on the old judge: a finished game is not moved in")
+            found.problem(i, _("the game is over on the old judge: a finished game is not moved in"))
         elif head == "OBSERVER" or (head == "POWER" and len(words) > 1 and words[1].upper().startswith("POWER#")):
             self.power, self.group, self.other = None, None, True
-            found.note(i, f"{line}: not a power of the game (observers may OBSERVE the game here)")
+            found.note(i, _("{line}: not a power of the game (observers may OBSERVE the game here)", line=line))
         elif self._start_power(i, line, words):
             self.orders = False
         elif self.orders:
@@ -170,29 +173,31 @@ class _Reader:
         elif head in ("A", "F") and len(words) >= 2:
             self._unit(i, line)
         else:
-            found.problem(i, f"not a line of a DPjudge status file: {line!r}")
+            found.problem(i, _("not a line of a DPjudge status file: {line}", line=repr(line)))
 
     # --- the game -------------------------------------------------------------------------------
     def _phase(self, i: int, text: str) -> None:
         words = text.split()
         if [w.upper() for w in words] in (["FORMING"], ["COMPLETED"]):
-            self.found.problem(i, f"the game is {words[0].lower()} on the old judge: only a game under way is moved in")
+            self.found.problem(i, _("the game is {status} on the old judge: only a game under way is moved in",
+                                    status=words[0].lower()))
             return
         phase = names.judge_phase(self.variant, words[0], words[1], words[2]) if len(words) == 3 else None
         self.found.phase, self.found.phase_line = phase, i
         if phase is None:
-            self.found.phase_missing = f"{text!r} is no phase of {self.variant.title} as gm plays it"
+            self.found.phase_missing = _("{when} is no phase of {variant} as gm plays it", when=repr(text),
+                                         variant=self.variant.title)
 
     def _deadline(self, i: int, text: str) -> None:
         try:
             zone = ZoneInfo("UTC" if self.zone.upper() in ("GMT", "UTC") else self.zone)
         except (ZoneInfoNotFoundError, ValueError):
-            self.found.problem(i, f"unknown time zone {self.zone!r} (the ZONE line)")
+            self.found.problem(i, _("unknown time zone {zone} (the ZONE line)", zone=repr(self.zone)))
             return
         try:
             self.found.deadline = datetime.strptime(text.strip()[:12], "%Y%m%d%H%M").replace(tzinfo=zone)
         except ValueError:
-            self.found.problem(i, f"{text!r} is no deadline (DPjudge writes yyyymmddhhmm)")
+            self.found.problem(i, _("{text} is no deadline (DPjudge writes yyyymmddhhmm)", text=repr(text)))
 
     def _timing(self, i: int, words: list[str]) -> None:
         pairs = dict(zip(words[::2], words[1::2], strict=False))
@@ -208,7 +213,7 @@ class _Reader:
             if kinds:
                 delays[kinds[0]] = value
             else:
-                self.found.note(i, f"TIMING {key} {value}: no kind of phase gm plays")
+                self.found.note(i, _("TIMING {key} {value}: no kind of phase gm plays", key=key, value=value))
         for rule, delay in delays.items():
             self._delay(i, rule, delay)
         if "GRACE" in pairs:
@@ -219,28 +224,31 @@ class _Reader:
             days = pairs["DAYS"]
             chosen = [_DAY_ORDER[n] for n, c in enumerate(days[:7]) if c.isalpha()]
             if len(days) != 7 or not chosen:
-                self.found.problem(i, f"DAYS {days!r}: DPjudge writes seven letters or dashes, Sunday first")
+                self.found.problem(i, _("DAYS {days}: DPjudge writes seven letters or dashes, Sunday first",
+                                        days=repr(days)))
             else:
                 rules["days"] = ",".join(chosen)
                 if any(c.islower() for c in days) and any(c.isupper() for c in days):
-                    self.found.note(i, f"DAYS {days}: days closed to movement deadlines only are not kept "
-                                       "(gm's deadline days are for every phase)")
+                    self.found.note(i, _("DAYS {days}: days closed to movement deadlines only are not kept (gm's "
+                                         "deadline days are for every phase)", days=days))
         if "AT" in pairs:
-            hour, _, minute = pairs["AT"].partition(":")
+            hour, _colon, minute = pairs["AT"].partition(":")
             if hour.isdigit() and int(hour) < 24:
                 rules["hour"] = str(int(hour))
                 if minute.strip("0"):
-                    self.found.note(i, f"AT {pairs['AT']}: deadlines fall on the hour here ({int(hour):02d}:00)")
+                    on_the_hour = str(int(hour)).zfill(2) + ":00"
+                    self.found.note(i, _("AT {time}: deadlines fall on the hour here ({hour})", time=pairs["AT"],
+                                         hour=on_the_hour))
             else:
-                self.found.problem(i, f"AT {pairs['AT']!r} is no time of day")
+                self.found.problem(i, _("AT {time} is no time of day", time=repr(pairs["AT"])))
         for key in ("NOT", "SKIP"):
             if key in pairs or key in words:
-                self.found.note(i, f"TIMING {key}: not kept (absences are each player's SET ABSENCE here)")
+                self.found.note(i, _("TIMING {key}: not kept (absences are each player's SET ABSENCE here)", key=key))
 
     def _delay(self, i: int, rule: str, delay: str) -> None:
         m = re.fullmatch(r"(\d+)([MHDW])", delay.upper())
         if m is None:
-            self.found.problem(i, f"{delay!r} is no DPjudge delay (a number and M, H, D or W)")
+            self.found.problem(i, _("{delay} is no DPjudge delay (a number and M, H, D or W)", delay=repr(delay)))
             return
         n, unit = int(m[1]), m[2]
         self.found.rules[rule] = f"{n * 7}d" if unit == "W" else f"{n}{unit.lower()}"
@@ -253,7 +261,8 @@ class _Reader:
             else:
                 self.found.rules[name] = value
         elif rule not in _QUIET_RULES:
-            self.found.note(i, f"RULE {rule}: no house rule of gm (the variant's own rules apply, as gm plays them)")
+            self.found.note(i, _("RULE {rule}: no house rule of gm (the variant's own rules apply, as gm plays them)",
+                                 rule=rule))
 
     # --- the powers -----------------------------------------------------------------------------
     def _start_power(self, i: int, line: str, words: list[str]) -> bool:
@@ -264,7 +273,7 @@ class _Reader:
             return True
         power = names.power(self.variant, name)
         if power is None and words[0].upper() == "POWER":
-            self.found.problem(i, f"{self.variant.title} has no power {name!r}")
+            self.found.problem(i, _("{variant} has no power {name}", variant=self.variant.title, name=repr(name)))
             self.power, self.group, self.other = None, None, True
             return True
         if power is None or len(words) > 3:
@@ -278,28 +287,28 @@ class _Reader:
         if self.power is not None:
             return self.power
         if self.group is None:
-            self.found.problem(i, "a unit or centre before any power is named")
+            self.found.problem(i, _("a unit or centre before any power is named"))
             return None
         homes = [p.name for p in self.variant.powers.values() if p.minor and province in p.home_centres]
         if len(homes) != 1:
-            self.found.problem(i, f"{self.group} is a group of minor powers, and {self.variant.map.name(province)} "
-                                  "is none of its powers' homes")
+            self.found.problem(i, _("{group} is a group of minor powers, and {place} is none of its powers' homes",
+                                    group=self.group, place=self.variant.map.name(province)))
             return None
         return homes[0]
 
     def _address(self, i: int, text: str) -> None:
         if self.power is None:
             if self.group is None:
-                self.found.problem(i, "an ADDRESS before any power is named")
+                self.found.problem(i, _("an ADDRESS before any power is named"))
             return
         first = _ADDRESS.search(text)
         if first is None:
-            self.found.problem(i, f"{text!r} is no mail address")
+            self.found.problem(i, _("{text} is no mail address", text=repr(text)))
             return
         self.found.players[self.power] = (i, first[0].lower())
         self.addressed.add(self.power)
         if "," in text:
-            self.found.note(i, f"ADDRESS: only the first address ({first[0].lower()}) is mailed here")
+            self.found.note(i, _("ADDRESS: only the first address ({address}) is mailed here", address=first[0].lower()))
 
     def _player(self, i: int, words: list[str]) -> None:
         if self.power is None or self.power in self.addressed or not words:
@@ -308,7 +317,7 @@ class _Reader:
         if first == "DUMMY":
             self.found.players[self.power] = (i, None)
         elif first == "RESIGNED":
-            self.found.note(i, f"{self.power} has no player on the old judge (RESIGNED)")
+            self.found.note(i, _("{power} has no player on the old judge (RESIGNED)", power=self.power))
         elif address := _ADDRESS.search(words[0]):
             self.found.players[self.power] = (i, address[0].lower())
 
@@ -317,11 +326,12 @@ class _Reader:
             self.found.centres = {}
         for word in words:
             if word.upper().startswith("SC"):  # 'SC!', 'SC?', 'SC*': builds not yet placed
-                self.found.note(i, f"{word}: DPjudge's placeholder for a centre not yet chosen is not kept")
+                self.found.note(i, _("{word}: DPjudge's placeholder for a centre not yet chosen is not kept", word=word))
                 continue
             province = names.province(self.variant, word)
             if province is None:
-                self.found.problem(i, f"{word!r} is no place on the {self.variant.title} board")
+                self.found.problem(i, _("{name} is no place on the {variant} board", name=repr(word),
+                                        variant=self.variant.title))
                 continue
             owner = self._owner_of(i, province)
             if owner is not None:
@@ -332,7 +342,8 @@ class _Reader:
         for word in words:
             province = names.province(self.variant, word)
             if province is None and not word.startswith("&"):
-                self.found.problem(i, f"{word!r} is no place on the {self.variant.title} board")
+                self.found.problem(i, _("{name} is no place on the {variant} board", name=repr(word),
+                                        variant=self.variant.title))
             elif province is not None:
                 provinces.append(province)
         if self.power is not None:
@@ -341,7 +352,7 @@ class _Reader:
     def _funds(self, i: int, words: list[str]) -> None:
         cash = [w for w in words if w.startswith("$")]
         if self.power is None or not cash or not cash[0][1:].lstrip("-").isdigit():
-            self.found.note(i, f"FUNDS {' '.join(words)}: not read")
+            self.found.note(i, _("FUNDS {funds}: not read", funds=" ".join(words)))
             return
         self.found.banks[self.power] = (i, int(cash[0][1:]))
 
@@ -350,7 +361,7 @@ class _Reader:
         try:
             unit = names.unit(self.variant, "?", written)
         except names.UnknownName as e:
-            self.found.problem(i, str(e))
+            self.found.problem(i, said(e))
             return
         owner = self._owner_of(i, unit.province)
         if owner is None:
@@ -364,7 +375,7 @@ class _Reader:
             try:
                 retreats.append(names.location(self.variant, word, unit.type))
             except names.UnknownName as e:
-                self.found.problem(i, str(e))
+                self.found.problem(i, said(e))
         self.found.add_dislodged(i, unit, tuple(retreats))
 
 

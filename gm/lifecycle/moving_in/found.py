@@ -7,6 +7,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from gm.engine.model import Phase, Unit
+from gm.i18n import Text, _
+
+
+def said(error: Exception) -> str:
+    """What an error says, as the judge's sentence (a Text) when it is one: str() of it is its English."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Text) else str(error)
+
+
+def owned(unit: Unit) -> str:
+    """'France A PAR': a unit with its power, as problems name it."""
+    return f"{unit.power} {unit}"
 
 
 @dataclass(frozen=True)
@@ -15,10 +26,12 @@ class Problem:
     as a whole, such as a phase it never names)."""
 
     line: int | None
-    text: str
+    text: str  # a Text
 
     def __str__(self) -> str:
-        return self.text if self.line is None else f"line {self.line}: {self.text}"
+        """The problem with its line, as the GM reads it (a Text)."""
+        # TRANSLATORS: a problem found in a line of a game's text moved in from another judge
+        return self.text if self.line is None else _("line {line}: {problem}", line=self.line, problem=self.text)
 
 
 class Refused(ValueError):
@@ -39,7 +52,7 @@ class Found:
     phase: Phase | None = None
     phase_line: int | None = None
     # What to tell the GM when the text names no phase: the reader knows where it should have been.
-    phase_missing: str = "the text does not say which phase the game is in"
+    phase_missing: str = _("the text does not say which phase the game is in")
     units: dict[str, tuple[int, Unit]] = field(default_factory=dict)  # province -> (line, unit)
     # province -> (line, unit, where it may retreat): units dislodged, awaiting their retreats
     dislodged: dict[str, tuple[int, Unit, tuple[str, ...]]] = field(default_factory=dict)
@@ -54,29 +67,30 @@ class Found:
     banks: dict[str, tuple[int, int]] = field(default_factory=dict)  # power -> (line, points banked)
     loans: list[tuple[int, str, str, int]] = field(default_factory=list)  # (line, lender, borrower, points)
     control: dict[str, tuple[int, str | None, int]] = field(default_factory=dict)  # minor -> (line, power, years)
-    notes: list[str] = field(default_factory=list)  # read and not used, each naming its line
+    notes: list[str] = field(default_factory=list)  # read and not used, each naming its line (Texts)
     problems: list[Problem] = field(default_factory=list)
 
     def problem(self, line: int | None, text: str) -> None:
         self.problems.append(Problem(line, text))
 
     def note(self, line: int | None, text: str) -> None:
-        self.notes.append(text if line is None else f"line {line}: {text}")
+        # TRANSLATORS: what was read in a line of a game's text moved in, and not used
+        self.notes.append(text if line is None else _("line {line}: {note}", line=line, note=text))
 
     def add_unit(self, line: int, unit: Unit) -> None:
         """A unit on the board; a second unit in the same space is a problem naming both lines."""
         there = self.units.get(unit.province)
         if there is not None and there[1] != unit:
-            self.problem(line, f"two units in one space: {unit.power} {unit} and {there[1].power} {there[1]} "
-                               f"(line {there[0]})")
+            self.problem(line, _("two units in one space: {unit} and {other} (line {line})", unit=owned(unit),
+                                 other=owned(there[1]), line=there[0]))
             return
         self.units[unit.province] = (line, unit)
 
     def add_dislodged(self, line: int, unit: Unit, retreats: tuple[str, ...]) -> None:
         there = self.dislodged.get(unit.province)
         if there is not None and there[1] != unit:
-            self.problem(line, f"two dislodged units in one space: {unit.power} {unit} and {there[1].power} "
-                               f"{there[1]} (line {there[0]})")
+            self.problem(line, _("two dislodged units in one space: {unit} and {other} (line {line})",
+                                 unit=owned(unit), other=owned(there[1]), line=there[0]))
             return
         self.dislodged[unit.province] = (line, unit, retreats)
 
@@ -85,6 +99,7 @@ class Found:
             self.centres = {}
         there = self.centres.get(province)
         if there is not None and there[1] != owner:
-            self.problem(line, f"{province} is owned twice: by {owner} and by {there[1]} (line {there[0]})")
+            self.problem(line, _("{place} is owned twice: by {power} and by {other} (line {line})", place=province,
+                                 power=owner, other=there[1], line=there[0]))
             return
         self.centres[province] = (line, owner)

@@ -8,9 +8,12 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from gm.games import CurrentPhase, GameError, active_players, variant_of
+from gm.i18n import _
 from gm.lifecycle.deadlines import deadline_for
 from gm.lifecycle.house_rules import OPTION_KEY, HouseRuleError, rules_of, with_changes
+from gm.lifecycle.moving_in.found import said
 from gm.lifecycle.moving_in.position import Position
+from gm.lifecycle.overview import status_word
 from gm.lifecycle.moving_in.reading import same_board
 from gm.lifecycle.phases import next_check
 from gm.lifecycle.timing import set_options
@@ -26,17 +29,19 @@ def move_in(session: Session, game: Game, position: Position, now: datetime, act
     cannot. Its deadline is the old judge's when that is still ahead, else a fresh one by the
     house rules; RESUME moves it on by the time the game stays paused."""
     if game.status != GameStatus.FORMING:
-        raise GameError(f"{game.name} is {game.status}: only a forming game takes a game moved in")
+        raise GameError(_("{game} is {status}: only a forming game takes a game moved in", game=game.name,
+                          status=status_word(game.status)))
     if active_players(session, game):
-        raise GameError(f"players have joined {game.name} already: a game moved in takes its players from the "
-                        "old judge's text")
+        raise GameError(_("players have joined {game} already: a game moved in takes its players from the old "
+                          "judge's text", game=game.name))
     variant = variant_of(game)
     if not same_board(game.variant, position.variant):
-        raise GameError(f"{game.name} is a game of {variant.title}; the text is one of {position.variant}")
+        raise GameError(_("{game} is a game of {variant}; the text is one of {other}", game=game.name,
+                          variant=variant.title, other=position.variant))
     try:
         rules = with_changes(rules_of(game.options), position.rules)
     except HouseRuleError as e:
-        raise GameError(str(e)) from None
+        raise GameError(said(e)) from None
     state = position.state
     deadline = position.deadline if position.deadline is not None and position.deadline > now else \
         deadline_for(now, state.phase.kind, rules)

@@ -18,8 +18,9 @@ from datetime import datetime
 
 from gm.engine.model import Phase, Unit, UnitType
 from gm.engine.variant import Variant
+from gm.i18n import _
 from gm.lifecycle.moving_in import names
-from gm.lifecycle.moving_in.found import Found
+from gm.lifecycle.moving_in.found import Found, owned, said
 
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _WHEN = r"(?P<when>.+?)\.?\s*(?:\([^()]*\))?\s*$"  # 'Spring of 1901.  (game.001)', DPjudge's 'B.C. 271.'
@@ -158,8 +159,8 @@ class _Reader:
                 break
             i += 1
         if entries and not self._complete(entries[-1].text) and i >= len(self.lines):
-            self.found.problem(entries[-1].number, f"the text ends in the middle of {entries[-1].text!r}: "
-                                                   "is it cut short?")
+            self.found.problem(entries[-1].number, _("the text ends in the middle of {text}: is it cut short?",
+                                                     text=repr(entries[-1].text)))
             entries.pop()
         return entries, i
 
@@ -191,7 +192,8 @@ class _Reader:
         homes = [p.name for p in self.variant.powers.values() if p.minor and province in p.home_centres]
         if len(homes) == 1 and (who.startswith("_") or self._minors_group(who)):
             return homes[0]
-        self.found.problem(number, f"{self.variant.title} has no power {who.strip()!r}")
+        self.found.problem(number, _("{variant} has no power {name}", variant=self.variant.title,
+                                     name=repr(who.strip())))
         return None
 
     # --- blocks -----------------------------------------------------------------------------------
@@ -234,7 +236,7 @@ class _Reader:
             order = _NO_ORDER.sub("", _NOTES.sub("", rest).strip().rstrip(".").strip())
             found = _ORDER.match(order)
             if found is None:
-                self.found.problem(entry.number, f"not an order as the judge writes one: {rest!r}")
+                self.found.problem(entry.number, _("not an order as the judge writes one: {text}", text=repr(rest)))
                 continue
             unit = self._unit(entry, who, f"{found['type']} {found['where']}")
             if unit is None:
@@ -248,7 +250,7 @@ class _Reader:
                 try:
                     unit = unit.at(names.location(self.variant, target, unit.type))
                 except names.UnknownName as e:
-                    self.found.problem(entry.number, str(e))
+                    self.found.problem(entry.number, said(e))
                     continue
             self._add(entry.number, unit)
         return i
@@ -261,8 +263,8 @@ class _Reader:
             return i  # a LIST's orders on file for the phase under way: not results
         self.results += 1
         if self.units is None:
-            self.found.problem(line.number, "retreat results name only the units that retreat: give the position "
-                                            "before them too (the movement results above them, or a LIST)")
+            self.found.problem(line.number, _("retreat results name only the units that retreat: give the position "
+                                              "before them too (the movement results above them, or a LIST)"))
             return i
         for entry in entries:
             who, rest = _POWER_LINE.match(entry.text).group("who", "rest")  # type: ignore[union-attr]
@@ -270,22 +272,23 @@ class _Reader:
             order = re.sub(r"^retreats?\s+", "", _NOTES.sub("", rest).strip().rstrip(".").strip(), flags=re.I)
             found = _ORDER.match(order)
             if found is None:
-                self.found.problem(entry.number, f"not a retreat as the judge writes one: {rest!r}")
+                self.found.problem(entry.number, _("not a retreat as the judge writes one: {text}", text=repr(rest)))
                 continue
             unit = self._unit(entry, who, f"{found['type']} {found['where']}")
             if unit is None:
                 continue
             if unit.province not in self.dislodged:
-                self.found.problem(entry.number, f"{unit} retreats, but no unit of {unit.power} was dislodged there")
+                self.found.problem(entry.number, _("{unit} retreats, but no unit of {power} was dislodged there",
+                                                   unit=str(unit), power=unit.power))
                 continue
             del self.dislodged[unit.province]
             if (found["verb"] or "").lower() in ("->", "-") and not notes:
                 try:
                     self._add(entry.number, unit.at(names.location(self.variant, found["tail"], unit.type)))
                 except names.UnknownName as e:
-                    self.found.problem(entry.number, str(e))
-        for number, unit, _ in self.dislodged.values():
-            self.found.note(number, f"{unit.power} {unit} had no retreat order in the results: disbanded")
+                    self.found.problem(entry.number, said(e))
+        for number, unit, _retreats in self.dislodged.values():
+            self.found.note(number, _("{unit} had no retreat order in the results: disbanded", unit=owned(unit)))
         self.dislodged = {}
         return i
 
@@ -297,8 +300,8 @@ class _Reader:
             return i
         self.results += 1
         if self.units is None:
-            self.found.problem(line.number, "adjustment results name only the units built and removed: give the "
-                                            "position before them too (the results above them, or a LIST)")
+            self.found.problem(line.number, _("adjustment results name only the units built and removed: give the "
+                                              "position before them too (the results above them, or a LIST)"))
             return i
         for entry in entries:
             who, rest = _POWER_LINE.match(entry.text).group("who", "rest")  # type: ignore[union-attr]
@@ -306,7 +309,8 @@ class _Reader:
                 continue
             found = _ADJUST.match(_NOTES.sub("", rest).strip())
             if found is None:
-                self.found.problem(entry.number, f"not a build or removal as the judge writes one: {rest!r}")
+                self.found.problem(entry.number, _("not a build or removal as the judge writes one: {text}",
+                                                   text=repr(rest)))
                 continue
             unit = self._unit(entry, who, f"{found['type']} {found['where']}")
             if unit is None:
@@ -316,12 +320,13 @@ class _Reader:
             elif self.units.get(unit.province, (0, None))[1] == unit:
                 del self.units[unit.province]
             else:
-                self.found.problem(entry.number, f"{unit.power} removes {unit}, which is not on the board")
+                self.found.problem(entry.number, _("{power} removes {unit}, which is not on the board", power=unit.power,
+                                                   unit=str(unit)))
         return i
 
     def _pending(self, i: int, line: _Line, m: re.Match[str]) -> int:
         """A LIST's movement orders on file: not results, and not moved (orders are given again)."""
-        _, i = self._entries(i)
+        _entries, i = self._entries(i)
         return i
 
     def _dislodged(self, i: int, line: _Line, m: re.Match[str]) -> int:
@@ -330,13 +335,14 @@ class _Reader:
         for entry in entries:
             found = _DISLODGED.match(entry.text)
             if found is None:
-                self.found.problem(entry.number, f"not a dislodged unit as the judge writes one: {entry.text!r}")
+                self.found.problem(entry.number, _("not a dislodged unit as the judge writes one: {text}",
+                                                   text=repr(entry.text)))
                 continue
             kind = UnitType.ARMY if found["type"].lower() == "army" else UnitType.FLEET
             try:
                 where = names.location(self.variant, found["where"], kind)
             except names.UnknownName as e:
-                self.found.problem(entry.number, str(e))
+                self.found.problem(entry.number, said(e))
                 continue
             province = where.split("/")[0]
             pushed = self.pushed.get(province)
@@ -360,11 +366,13 @@ class _Reader:
                 continue
             for name in filter(None, (n.strip() for n in rest.strip().rstrip(".").split(","))):
                 if name.lower().startswith("undetermined"):
-                    self.found.note(entry.number, f"{who.strip()}: {name}: a centre not yet chosen is not kept")
+                    self.found.note(entry.number, _("{power}: {name}: a centre not yet chosen is not kept",
+                                                    power=who.strip(), name=name))
                     continue
                 province = names.province(self.variant, name)
                 if province is None:
-                    self.found.problem(entry.number, f"{name!r} is no place on the {self.variant.title} board")
+                    self.found.problem(entry.number, _("{name} is no place on the {variant} board", name=repr(name),
+                                                       variant=self.variant.title))
                     continue
                 owner = self._owner(entry.number, who, province)
                 if owner is not None:
@@ -383,7 +391,7 @@ class _Reader:
             elif power is not None and address and address[0].lower() != "someone@somewhere":
                 self.found.players[power] = (entry.number, address[0].lower())
             elif power is not None:
-                self.found.note(entry.number, f"{power}: the judge does not show its player's address")
+                self.found.note(entry.number, _("{power}: the judge does not show its player's address", power=power))
             i += 1
         return i
 
@@ -401,9 +409,10 @@ class _Reader:
                     if clock >= 0:
                         self.found.rules["hour"] = str(clock // 60)
                         if clock % 60:
-                            hour, minute = divmod(clock, 60)
-                            self.found.note(self.lines[i].number, f"deadlines fall on the hour here ({hour:02d}:00, "
-                                                                  f"not {hour:02d}:{minute:02d})")
+                            hour, minute = (str(n).zfill(2) for n in divmod(clock, 60))
+                            self.found.note(self.lines[i].number, _(
+                                "deadlines fall on the hour here ({hour}, not {time})", hour=hour + ":00",
+                                time=hour + ":" + minute))
                     days = [d for d, c in zip(("sun", "mon", "tue", "wed", "thu", "fri", "sat"), p["days"], strict=True)
                             if c.isalpha()]
                     if days:
@@ -419,15 +428,19 @@ class _Reader:
             re.match(r"(?P<season>.+)\s+(?P<year>\S+)$", when)
         phase = names.judge_phase(self.variant, parts["season"], parts["year"], kind) if parts else None
         if phase is None:
-            self.found.problem(line.number, f"{(kind + ' for ') if kind else ''}{when!r} is no phase of "
-                                            f"{self.variant.title} as gm plays it")
+            if kind:
+                self.found.problem(line.number, _("{kind} for {when} is no phase of {variant} as gm plays it", kind=kind,
+                                                  when=repr(when), variant=self.variant.title))
+            else:
+                self.found.problem(line.number, _("{when} is no phase of {variant} as gm plays it", when=repr(when),
+                                                  variant=self.variant.title))
         return phase
 
     def _unit(self, entry: _Line, who: str, written: str) -> Unit | None:
         try:
             unit = names.unit(self.variant, "?", written)
         except names.UnknownName as e:
-            self.found.problem(entry.number, str(e))
+            self.found.problem(entry.number, said(e))
             return None
         owner = self._owner(entry.number, who, unit.province)
         return None if owner is None else Unit(owner, unit.type, unit.location)
@@ -438,15 +451,15 @@ class _Reader:
             try:
                 out.append(names.location(self.variant, name, kind))
             except names.UnknownName as e:
-                self.found.problem(entry.number, str(e))
+                self.found.problem(entry.number, said(e))
         return tuple(out)
 
     def _add(self, number: int, unit: Unit) -> None:
         assert self.units is not None
         there = self.units.get(unit.province)
         if there is not None:
-            self.found.problem(number, f"two units in one space: {unit.power} {unit} and {there[1].power} "
-                                       f"{there[1]} (line {there[0]})")
+            self.found.problem(number, _("two units in one space: {unit} and {other} (line {line})", unit=owned(unit),
+                                         other=owned(there[1]), line=there[0]))
             return
         self.units[unit.province] = (number, unit)
 
@@ -457,8 +470,8 @@ class _Reader:
         elif m := _DPJUDGE_TIME.search(when):
             written, forms = f"{m[1]} +0000", ("%d %B %Y %H:%M %z", "%d %b %Y %H:%M %z")
         else:
-            self.found.note(line.number, f"deadline {when!r}: not a time gm reads (its zone, say); a new deadline "
-                                         "is set by the house rules")
+            self.found.note(line.number, _("deadline {when}: not a time gm reads (its zone, say); a new deadline is set "
+                                           "by the house rules", when=repr(when)))
             return
         for form in forms:
             try:
@@ -466,7 +479,8 @@ class _Reader:
                 return
             except ValueError:
                 continue
-        self.found.note(line.number, f"deadline {when!r}: not a date; a new deadline is set by the house rules")
+        self.found.note(line.number, _("deadline {when}: not a date; a new deadline is set by the house rules",
+                                       when=repr(when)))
 
     def finish(self) -> None:
         """The phase the game is in: what the last of the text's mails says comes next (or a LIST's
@@ -478,10 +492,10 @@ class _Reader:
         if said:
             found.phase_line, found.phase = max(said, key=lambda s: s[0])
         else:
-            found.phase_missing = ("the text does not say which phase comes next (no 'The next phase of ... "
-                                   "will be ...' line): is it cut short?")
+            found.phase_missing = _("the text does not say which phase comes next (no 'The next phase of ... will be "
+                                    "...' line): is it cut short?")
         if self.units is None:
-            found.problem(None, "the text gives no position: neither a game's status (a LIST) nor movement results")
+            found.problem(None, _("the text gives no position: neither a game's status (a LIST) nor movement results"))
             return
         found.units = self.units
         found.dislodged = self.dislodged
@@ -490,7 +504,8 @@ class _Reader:
 def read(variant: Variant, text: str) -> Found:
     """The mail text read in `variant`'s names: the position it leaves the game in."""
     lines = [_Line(i, _QUOTE.sub("", raw).strip()) for i, raw in enumerate(text.splitlines(), 1)]
-    found = Found(f"{judge_of(text)} mail text")
+    # TRANSLATORS: where a game moved in comes from: 'njudge mail text'
+    found = Found(_("{judge} mail text", judge=judge_of(text)))
     reader = _Reader(variant, found, lines)
     reader.read()
     reader.finish()

@@ -10,11 +10,12 @@ from gm.engine.model import Phase, PhaseKind, Season, Unit, UnitType, parse_desi
 from gm.engine.notation.names import tables
 from gm.engine.notation.words import norm
 from gm.engine.variant import Variant
+from gm.i18n import _
 from gm.lifecycle.phase_names import read_phase
 
 
 class UnknownName(ValueError):
-    """A name the variant does not know; the message says which, and what the variant has."""
+    """A name the variant does not know; the message (a Text) says which, and what the variant has."""
 
 
 _COAST_WORDS = {"north": "N", "south": "S", "east": "E", "west": "W"}
@@ -58,11 +59,11 @@ def location(variant: Variant, text: str, unit_type: UnitType | None = None) -> 
     if place is None:
         place = province(variant, text)
     if place is None:
-        raise UnknownName(f"{text!r} is no place on the {variant.title} board")
+        raise UnknownName(_("{name} is no place on the {variant} board", name=repr(text), variant=variant.title))
     coasts = variant.map.provinces[place].coasts
     if coast is not None and unit_type is not UnitType.ARMY:
         if coast not in coasts:
-            raise UnknownName(f"{variant.map.name(place)} has no {coast.lower()} coast")
+            raise UnknownName(_("{place} has no {coast} coast", place=variant.map.name(place), coast=coast.lower()))
         return f"{place}/{coast}"
     return place
 
@@ -72,7 +73,8 @@ def unit(variant: Variant, owner: str, text: str) -> Unit:
     Sea', '2A BUR' (multiple units), a leader by name; raises UnknownName."""
     words = text.strip().rstrip(".").split(None, 1)
     if len(words) < 2:
-        raise UnknownName(f"{text.strip()!r} is no unit: write it like A PAR or Fleet St Petersburg (south coast)")
+        raise UnknownName(_("{text} is no unit: write it like A PAR or Fleet St Petersburg (south coast)",
+                            text=repr(text.strip())))
     kind, rest = words
     rest = re.sub(r"^(?:in|over)\s+", "", rest, flags=re.IGNORECASE)
     leaders = variant.rules.unit_names(variant)
@@ -81,7 +83,7 @@ def unit(variant: Variant, owner: str, text: str) -> Unit:
     unit_type = _UNIT_WORDS.get(kind.lower())
     parts = parse_designation(kind) if unit_type is None and variant.rules.multiple_units else None
     if unit_type is None and parts is None:
-        raise UnknownName(f"{kind!r} is no kind of unit: A (army) or F (fleet)")
+        raise UnknownName(_("{text} is no kind of unit: A (army) or F (fleet)", text=repr(kind)))
     if parts is not None:
         armies, fleets = parts
         where = location(variant, rest, UnitType.FLEET if fleets else UnitType.ARMY)
@@ -96,14 +98,15 @@ def misplaced(variant: Variant, u: Unit) -> str | None:
     prov = variant.map.provinces[u.province]
     name = variant.map.name(u.location)
     if prov.terrain is Terrain.IMPASSABLE:
-        return f"{name} is impassable: no unit stands there"
+        return _("{place} is impassable: no unit stands there", place=name)
     if u.type is UnitType.FLEET:
         if prov.terrain is Terrain.LAND:
-            return f"a fleet cannot stand in {name}: it is inland"
+            return _("a fleet cannot stand in {place}: it is inland", place=name)
         if prov.coasts and "/" not in u.location:
-            return f"a fleet in {name} must be on one of its coasts ({', '.join(prov.coasts)})"
+            return _("a fleet in {place} must be on one of its coasts ({coasts})", place=name,
+                     coasts=", ".join(prov.coasts))
     elif prov.terrain is Terrain.SEA and not variant.rules.multiple_units:
-        return f"an army cannot stand in {name}: it is at sea"
+        return _("an army cannot stand in {place}: it is at sea", place=name)
     return None
 
 

@@ -28,12 +28,15 @@ from collections.abc import Sequence
 from gm.engine.model import GameState, Unit
 from gm.engine.variant import Variant
 from gm.games import GameError
+from gm.i18n import _
 from gm.lifecycle.house_rules import HouseRuleError, rules_of, with_changes
 from gm.lifecycle.moving_in import names
-from gm.lifecycle.moving_in.found import Found
+from gm.lifecycle.moving_in.found import Found, said
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.timing import read_when
 
-SOURCE = "gm position text"
+# TRANSLATORS: where a game moved in comes from: gm's own lines, written by the GM
+SOURCE = _("gm position text")
 NONE_WORDS = ("none", "nobody", "-")
 _KEYED = re.compile(r"(?P<key>player|centres|centers|home|homes|dislodged|bank|loan|control)\s+(?P<who>[^:]+?)\s*:"
                     r"\s*(?P<rest>.*)", re.IGNORECASE)
@@ -61,15 +64,15 @@ def variant_named(text: str) -> tuple[int, str] | None:
 
 def is_own_text(text: str) -> bool:
     """Whether `text` is gm's own position text: a 'Phase:' line and no other judge's marks."""
-    return any((m := _PLAIN.fullmatch(line)) and m["key"].lower() == "phase" for _, line in numbered(text))
+    return any((m := _PLAIN.fullmatch(line)) and m["key"].lower() == "phase" for _i, line in numbered(text))
 
 
 def read(variant: Variant, text: str) -> Found:
     """The whole text in gm's own lines: each line is one of them, or a problem."""
-    found = Found(SOURCE, phase_missing="no 'Phase:' line: the text does not say which phase the game is in")
+    found = Found(SOURCE, phase_missing=_("no 'Phase:' line: the text does not say which phase the game is in"))
     for i, line in numbered(text):
         if not keyed_line(variant, found, i, line) and not _units_line(variant, found, i, line):
-            found.problem(i, f"not a line of gm's position text: {line!r}")
+            found.problem(i, _("not a line of gm's position text: {line}", line=repr(line)))
     return found
 
 
@@ -82,7 +85,7 @@ def settle_deadline(found: Found) -> None:
     try:
         found.deadline = read_when(text, rules_of({"house_rules": {"timezone": found.rules.get("timezone", "UTC")}}))
     except (GameError, HouseRuleError) as e:
-        found.problem(i, str(e))
+        found.problem(i, said(e))
 
 
 def keyed_line(variant: Variant, found: Found, i: int, line: str) -> bool:
@@ -105,17 +108,17 @@ def _plain(variant: Variant, found: Found, i: int, key: str, rest: str) -> None:
         phase = names.own_phase(variant, rest) or names.phase_code(variant, rest)
         found.phase, found.phase_line = phase, i
         if phase is None:
-            found.phase_missing = f"{rest!r} is no phase of {variant.title} (write it like " \
-                                  f"{variant.phase_label(variant.first_phase)})"
+            found.phase_missing = _("{text} is no phase of {variant} (write it like {phase})", text=repr(rest),
+                                    variant=variant.title, phase=phase_name(variant.phase_label(variant.first_phase)))
     elif key == "deadline":
         found.deadline_written = (i, rest)
     elif key == "master":
         found.master = rest.lower() if "@" in rest else None
         if found.master is None:
-            found.problem(i, f"{rest!r} is no mail address")
+            found.problem(i, _("{text} is no mail address", text=repr(rest)))
     elif key == "press":
         if rest.lower() not in PRESS_WORDS:
-            found.problem(i, f"press is white, grey or none, not {rest!r}")
+            found.problem(i, _("press is white, grey or none, not {text}", text=repr(rest)))
         else:
             found.press = PRESS_WORDS[rest.lower()]
     else:  # 'rule movement'
@@ -123,25 +126,25 @@ def _plain(variant: Variant, found: Found, i: int, key: str, rest: str) -> None:
         try:
             with_changes(rules_of(None), {name: rest})
         except HouseRuleError as e:
-            found.problem(i, str(e))
+            found.problem(i, said(e))
             return
         found.rules[name] = rest
 
 
 def _keyed(variant: Variant, found: Found, i: int, key: str, who: str, rest: str) -> None:
     if key == "loan":  # 'Loan France to Prussia: 3'
-        lender, _, borrower = who.partition(" to ")
+        lender, _to, borrower = who.partition(" to ")
         powers = [names.power(variant, lender), names.power(variant, borrower)]
         if None in powers or not borrower:
-            found.problem(i, f"write a loan as 'Loan <lender> to <borrower>: <points>', not {who!r}")
+            found.problem(i, _("write a loan as 'Loan <lender> to <borrower>: <points>', not {text}", text=repr(who)))
         elif not rest.isdigit():
-            found.problem(i, f"{rest!r} is no number of points")
+            found.problem(i, _("{text} is no number of points", text=repr(rest)))
         else:
             found.loans.append((i, powers[0] or "", powers[1] or "", int(rest)))
         return
     power = names.power(variant, who)
     if power is None:
-        found.problem(i, f"{variant.title} has no power {who!r}")
+        found.problem(i, _("{variant} has no power {name}", variant=variant.title, name=repr(who)))
         return
     if key == "player":
         address = rest.strip().strip("<>").lower()
@@ -150,7 +153,7 @@ def _keyed(variant: Variant, found: Found, i: int, key: str, who: str, rest: str
         elif re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", address):
             found.players[power] = (i, address)
         else:
-            found.problem(i, f"{rest!r} is no mail address (write 'none' for a power nobody plays)")
+            found.problem(i, _("{text} is no mail address (write 'none' for a power nobody plays)", text=repr(rest)))
     elif key in ("centres", "centers"):
         if found.centres is None:
             found.centres = {}
@@ -162,16 +165,16 @@ def _keyed(variant: Variant, found: Found, i: int, key: str, who: str, rest: str
         _dislodged(variant, found, i, power, rest)
     elif key == "bank":
         if not re.fullmatch(r"-?\d+", rest):
-            found.problem(i, f"{rest!r} is no number of points")
+            found.problem(i, _("{text} is no number of points", text=repr(rest)))
         else:
             found.banks[power] = (i, int(rest))
     elif key == "control":
         words = rest.split()
         controller = None if not words or words[0].lower() in NONE_WORDS else names.power(variant, words[0])
         if words and words[0].lower() not in NONE_WORDS and controller is None:
-            found.problem(i, f"{variant.title} has no power {words[0]!r}")
+            found.problem(i, _("{variant} has no power {name}", variant=variant.title, name=repr(words[0])))
         elif len(words) > 1 and not words[1].isdigit():
-            found.problem(i, f"{words[1]!r} is no number of years")
+            found.problem(i, _("{text} is no number of years", text=repr(words[1])))
         else:
             found.control[power] = (i, controller, int(words[1]) if len(words) > 1 else 1)
 
@@ -181,7 +184,7 @@ def _units_line(variant: Variant, found: Found, i: int, line: str) -> bool:
     power = names.power(variant, m["who"]) if m else None
     if m is None or power is None:
         if m is not None and len(m["who"].split()) <= 3:
-            found.problem(i, f"{variant.title} has no power {m['who'].strip()!r}")
+            found.problem(i, _("{variant} has no power {name}", variant=variant.title, name=repr(m["who"].strip())))
             return True
         return False
     for text in filter(None, _SPLIT.split(m["rest"].strip())):
@@ -190,7 +193,7 @@ def _units_line(variant: Variant, found: Found, i: int, line: str) -> bool:
         try:
             found.add_unit(i, names.unit(variant, power, text))
         except names.UnknownName as e:
-            found.problem(i, str(e))
+            found.problem(i, said(e))
     return True
 
 
@@ -199,17 +202,17 @@ def _dislodged(variant: Variant, found: Found, i: int, power: str, rest: str) ->
     try:
         unit = names.unit(variant, power, written)
     except names.UnknownName as e:
-        found.problem(i, str(e))
+        found.problem(i, said(e))
         return
     retreats = []
     for text in filter(None, _SPLIT.split(options.strip())) if arrow else []:
         try:
             retreats.append(names.location(variant, text, unit.type))
         except names.UnknownName as e:
-            found.problem(i, str(e))
+            found.problem(i, said(e))
     if not retreats:
-        found.problem(i, f"a dislodged unit is written with where it may retreat ({unit} -> ...): one with "
-                         "nowhere to go is destroyed, and is left out")
+        found.problem(i, _("a dislodged unit is written with where it may retreat ({unit} -> ...): one with nowhere "
+                           "to go is destroyed, and is left out", unit=str(unit)))
         return
     found.add_dislodged(i, unit, tuple(retreats))
 
@@ -221,7 +224,7 @@ def _places(variant: Variant, found: Found, i: int, text: str) -> list[str]:
             continue
         place = names.province(variant, word)
         if place is None:
-            found.problem(i, f"{word!r} is no place on the {variant.title} board")
+            found.problem(i, _("{name} is no place on the {variant} board", name=repr(word), variant=variant.title))
         else:
             out.append(place)
     return out

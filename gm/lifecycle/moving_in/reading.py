@@ -3,6 +3,7 @@ text comes in by (`gm game import`, the GM's IMPORT by mail)."""
 from __future__ import annotations
 
 from gm.engine.variant import Variant
+from gm.i18n import _
 from gm.lifecycle.moving_in import dpjudge_status, judge_mail, own_text
 from gm.lifecycle.moving_in.found import Found, Problem, Refused
 from gm.lifecycle.moving_in.position import Position, check
@@ -16,7 +17,8 @@ def read_position(text: str, variant: str | None = None) -> Position:
     kind = _kind(text)
     game_variant = _variant(text, kind, variant)
     if game_variant.rules.unfinished:
-        raise Refused([Problem(None, f"{game_variant.title} cannot be played yet: {game_variant.rules.unfinished}")])
+        raise Refused([Problem(None, _("{variant} cannot be played yet: {why}", variant=game_variant.title,
+                                       why=game_variant.rules.unfinished))])
     own = Found(own_text.SOURCE)
     if kind != "own":  # gm's keyed lines after another judge's text: they add to it, or correct it
         kept = []
@@ -31,8 +33,8 @@ def read_position(text: str, variant: str | None = None) -> Position:
     reader = {"status": dpjudge_status.read, "mail": judge_mail.read, "own": own_text.read}[kind]
     found = reader(game_variant, text)
     if kind == "status" and _named(text, kind) is None and variant is not None and game_variant.name != "standard":
-        found.note(None, f"the file names no MAP (DPjudge's default is standard): read as {game_variant.title}, "
-                         "the game's variant")
+        found.note(None, _("the file names no MAP (DPjudge's default is standard): read as {variant}, the game's "
+                           "variant", variant=game_variant.title))
     _merge(found, own)
     own_text.settle_deadline(found)
     return check(game_variant, found)
@@ -74,15 +76,16 @@ def _variant(text: str, kind: str, wanted: str | None) -> Variant:
         try:
             written = canonical_name(name)
         except VariantError:
-            raise Refused([Problem(line or None, f"the text is a game of {name!r}, a variant gm does not play")
-                           ]) from None
+            raise Refused([Problem(line or None, _("the text is a game of {variant}, a variant gm does not play",
+                                                   variant=repr(name)))]) from None
         if wanted is not None and not same_board(wanted, written):
-            raise Refused([Problem(line or None, f"wrong variant: the text is a game of {load_variant(written).title}, "
-                                                 f"not {load_variant(wanted).title}")])
+            raise Refused([Problem(line or None, _("wrong variant: the text is a game of {variant}, not {wanted}",
+                                                   variant=load_variant(written).title,
+                                                   wanted=load_variant(wanted).title))])
         return load_variant(wanted or written)
     if wanted is None:
-        raise Refused([Problem(None, "the text does not say which variant it is a game of: name it (--variant, or a "
-                                     "'Variant:' line)")])
+        raise Refused([Problem(None, _("the text does not say which variant it is a game of: name it (--variant, or "
+                                       "a 'Variant:' line)"))])
     return load_variant(wanted)
 
 
@@ -92,10 +95,11 @@ def _merge(found: Found, own: Found) -> None:
     found.problems += own.problems
     for power, (line, address) in own.players.items():
         if power in found.players:
-            found.note(line, f"Player {power}: the GM's line takes the place of line {found.players[power][0]}")
+            found.note(line, _("Player {power}: the GM's line takes the place of line {line}", power=power,
+                               line=found.players[power][0]))
         found.players[power] = (line, address)
     if own.centres:
-        powers = {owner for _, owner in own.centres.values()}
+        powers = {owner for _line, owner in own.centres.values()}
         kept = {p: v for p, v in (found.centres or {}).items() if v[1] not in powers and p not in own.centres}
         found.centres = {**kept, **own.centres}
     found.homes.update(own.homes)

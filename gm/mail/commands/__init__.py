@@ -19,6 +19,8 @@ from collections.abc import Collection
 from functools import cache
 from types import ModuleType
 
+from gm.i18n import Lines, Text, reason, translated  # noqa: F401 - where the commands find them
+
 # What the commands share lives below them (gm.mail.commands.context); named here too, where the
 # commands have always found it.
 from gm.mail.intake.message import lines_and_quotes
@@ -33,7 +35,7 @@ from gm.mail.commands.context import (
     Lookups,
 )
 
-__all__ = ["MASTERS_ONLY", "NO_SUCH_GAME", "SIGN_ON_FIRST", "Block", "Context", "LineResult", "Lookups"]
+__all__ = ["MASTERS_ONLY", "NO_SUCH_GAME", "SIGN_ON_FIRST", "Block", "Context", "LineResult", "Lines", "Lookups"]
 
 
 # The order HELP lists the commands in; a command module not named here comes after these.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from gm.i18n import _
 from gm.mail.commands import confirmations
 from gm.mail.commands import Context, masked, master_registry, registry
 from gm.mail.intake.provenance import Proof, Provenance
@@ -13,7 +14,7 @@ from gm.store.models import utcnow
 
 NAME = "CONFIRM"
 USAGE = "CONFIRM <code>"
-HELP = "confirm with the code the judge mailed you that the address is yours (JOIN, SET ADDRESS, CREATE)"
+HELP = _("confirm with the code the judge mailed you that the address is yours (JOIN, SET ADDRESS, CREATE)")
 TAKES_PASSWORD = True  # the code is as secret as a password until it is used: never shown back or stored
 
 
@@ -22,7 +23,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     on to nothing is told why."""
     shown = masked(line)
     if not args:
-        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, _("usage: {usage}", usage=USAGE))
         return
     if ctx.confirmations:
         ctx.refuse_sign_on(shown, confirmations.ONE_A_MAIL)

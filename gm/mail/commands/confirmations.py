@@ -30,11 +30,13 @@ from nacl.secret import SecretBox
 from sqlalchemy import ColumnElement, func, select
 
 from gm.games import masters
+from gm.i18n import _, _n, _p, translated
 from gm.mail import budget
 from gm.mail.budget import WINDOW
 from gm.mail.intake.provenance import Proof
 from gm.mail.outgoing.reply import render_notice
 from gm.store import judge_key
+from gm.view.languages import language_of
 from gm.store.models import Confirmation, Game, GameStatus, utcnow
 
 if TYPE_CHECKING:
@@ -56,13 +58,14 @@ CODE_LENGTH = 10  # 50 bits: nobody guesses one in its lifetime, one guess a mai
 PENDING_PER_ADDRESS = 3  # JOINs (and CREATEs, OBSERVEs) asked for in an hour in one address's name
 ADDRESS_CHANGES_PER_HOUR = 3  # new addresses one player may ask for in an hour
 
-NO_SUCH_CODE = f"no such confirmation code, or it expired: codes last {LIFETIME_HOURS} hours"
-ONE_A_MAIL = "one CONFIRM a mail: send this line in a mail of its own"
+NO_SUCH_CODE = _n("no such confirmation code, or it expired: codes last {count} hour",
+                  "no such confirmation code, or it expired: codes last {count} hours", LIFETIME_HOURS)
+ONE_A_MAIL = _("one CONFIRM a mail: send this line in a mail of its own")
 # Why a request was not taken past the budgets of mail to addresses that proved nothing: told to
 # nobody (the mail goes silent), but on the line for the record.
-NOT_NOW = "not taken now: too many requests from addresses that proved nothing; send it signed (DKIM), or later"
-DISOWNED = "the domain of your address says this mail is not from it (DMARC): nothing was done"
-SEALED_UNDER_ANOTHER_KEY = "this request was made before the judge's secret key changed: send it again"
+NOT_NOW = _("not taken now: too many requests from addresses that proved nothing; send it signed (DKIM), or later")
+DISOWNED = _("the domain of your address says this mail is not from it (DMARC): nothing was done")
+SEALED_UNDER_ANOTHER_KEY = _("this request was made before the judge's secret key changed: send it again")
 
 _IN_SUBJECT = re.compile(r"\bCONFIRM\s+([A-Z0-9]{5}-?[A-Z0-9]{5})\b", re.IGNORECASE)
 
@@ -142,8 +145,11 @@ def _asked(session: Session, kind: str, *where: ColumnElement[bool]) -> int:
 
 
 def _too_many(command: str) -> str:
-    return (f"{PENDING_PER_ADDRESS} {command}s for this address in the last hour wait for their codes: confirm one, "
-            "or try again in an hour")
+    # TRANSLATORS: {command} is a command word (JOIN, CREATE, OBSERVE), as the player writes it
+    return _n("{count} {command} for this address in the last hour waits for its code: confirm it, "
+              "or try again in an hour",
+              "{count} {command}s for this address in the last hour wait for their codes: confirm one, "
+              "or try again in an hour", PENDING_PER_ADDRESS, command=command)
 
 
 def address_refusal(session: Session, player: Player) -> str | None:
@@ -152,7 +158,8 @@ def address_refusal(session: Session, player: Player) -> str | None:
         Confirmation.kind == ADDRESS, Confirmation.player_id == player.id,
         Confirmation.created_at >= utcnow() - WINDOW))
     if (asked or 0) >= ADDRESS_CHANGES_PER_HOUR:
-        return f"at most {ADDRESS_CHANGES_PER_HOUR} new addresses an hour: try again later"
+        return _n("at most {count} new address an hour: try again later",
+                  "at most {count} new addresses an hour: try again later", ADDRESS_CHANGES_PER_HOUR)
     return None
 
 
@@ -164,7 +171,7 @@ def request(
     kind: str,
     address: str,
     *,
-    subject: str,
+    subject: str,  # a Text: written in the address's language, as the code's mail is
     template: str,
     values: dict[str, object],
     game: Game | None = None,
@@ -175,9 +182,9 @@ def request(
     vouched: bool = False,
 ) -> bool:
     """Make a pending confirmation of `kind` for `address` and mail the address its code: the fixed
-    text templates/<lang>/<template>.txt.j2 with `values` (the judge's words and names from the
-    database only), the code in its subject too, so that a plain reply confirms. `password`, the
-    request's new password, is kept sealed until the code comes back.
+    text templates/mail/<template>.txt.j2 with `values` (the judge's words and names from the
+    database only), in the address's language, the code in its subject too, so that a plain reply
+    confirms. `password`, the request's new password, is kept sealed until the code comes back.
 
     A code to an address that proved nothing comes out of the budgets of gm.mail.budget, unless
     the request is `vouched` for by a player or GM signed on with their password (a new address
@@ -194,8 +201,15 @@ def request(
             ctx.silent = True
             if game is not None and kind in (JOIN, OBSERVE):  # the GM hears of it, once an hour
                 for gm in masters(ctx.session, game):
-                    ctx.notify(gm, f"[{game.name}] Requests to {kind.lower()} it went unanswered",
-                               render_notice("flooded", game=game.name, what=kind.lower()), kind="flooded")
+                    lang = language(ctx, gm, game)
+                    if kind == JOIN:
+                        about, what = _("[{game}] Requests to join it went unanswered", game=game.name), \
+                            _p("requests to ... a game", "join")
+                    else:
+                        about, what = _("[{game}] Requests to observe it went unanswered", game=game.name), \
+                            _p("requests to ... a game", "observe")
+                    ctx.notify(gm, translated(about, lang), render_notice("flooded", lang, game=game.name, what=what),
+                               kind="flooded")
             return False
     code = new_code()
     now = utcnow()
@@ -205,10 +219,18 @@ def request(
         sealed_password=seal(password, code) if password is not None else None, detail=detail,
         requested_by=ctx.message.sender, created_at=now, expires_at=now + LIFETIME))
     shown = shown_code(code)
-    text = render_notice(template, gm_address=ctx.gm_address, code=shown, hours=LIFETIME_HOURS, **values)
+    lang = language(ctx, address, game)
+    text = render_notice(template, lang, gm_address=ctx.gm_address, code=shown, hours=LIFETIME_HOURS, **values)
     ctx.lookups.reply_queued(address, "confirm", unproven=unproven, game_id=game_id)
-    ctx.codes.append((address, f"{subject} (CONFIRM {shown})", text, game_id, unproven))
+    # The code after the subject, in the command's own words: a plain reply confirms (code_in_subject).
+    ctx.codes.append((address, f"{translated(subject, lang)} (CONFIRM {shown})", text, game_id, unproven))
     return True
+
+
+def language(ctx: Context, address: str, game: Game | None) -> str:
+    """The language `address` reads mail about `game` in (the game a request names, which the
+    mail need not have signed on to)."""
+    return language_of(ctx.session, address, game) if game is not None else ctx.language(address)
 
 
 def disowned(ctx: Context, shown: str) -> bool:

@@ -15,10 +15,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gm.games import CurrentPhase, OnFile, add_on_file, current_phase, find_game, on_file_by_power
+from gm.i18n import _
 from gm.mail.intake.auth import Failures, new_password_refused
 from gm.mail.budget import WINDOW
 from gm.mail.intake.message import InboundMessage
-from gm.store.languages import language_of
+from gm.view.languages import language_of
 from gm.store.models import AuditEntry, Game, GamePhase, Master, Observer, OutboundMail, Player, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 
@@ -27,9 +28,9 @@ if TYPE_CHECKING:
     from gm.mail.intake.provenance import Provenance
 
 
-SIGN_ON_FIRST = "sign on first: SIGNON <power> <game> <password>"
-MASTERS_ONLY = "a GM's command: sign on as the game's GM first (SIGNON MASTER <game> <password>)"
-NO_SUCH_GAME = "there is no such game (LIST shows the games)"
+SIGN_ON_FIRST = _("sign on first: SIGNON <power> <game> <password>")
+MASTERS_ONLY = _("a GM's command: sign on as the game's GM first (SIGNON MASTER <game> <password>)")
+NO_SUCH_GAME = _("there is no such game (LIST shows the games)")
 
 
 class Lookups:
@@ -296,7 +297,7 @@ class Context:
 
     def language(self, address: str | None = None) -> str:
         """The language `address` (None: whoever the lines are answered to now) reads the judge
-        in, about the game signed on to (gm.store.languages): that of its answers and of the
+        in, about the game signed on to (gm.view.languages): that of its answers and of the
         words its orders are read in first."""
         address = (address or self.line_owner or self.message.sender).lower()
         key = (address, self.game.id if self.game is not None else None)

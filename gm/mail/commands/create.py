@@ -5,6 +5,7 @@ confirms it with the code mailed to it (see gm.mail.commands.confirmations)."""
 from __future__ import annotations
 
 from gm.games import GAME_NAME_RULE, GameError, add_master, create_game, find_game, game_name
+from gm.i18n import _, _n
 from gm.lifecycle.house_rules import OPTION_KEY, rules_of
 from gm.mail.intake import addresses
 from gm.mail.commands import confirmations
@@ -15,13 +16,13 @@ from gm.variants import REGISTRY, VariantError, canonical_name, load_variant
 NAME = "CREATE"
 USAGE = "CREATE <game> <variant> <password>"
 CONFIRMS = confirmations.CREATE  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = ("make a game and become its GM, with that GM password (addresses the judge trusts only; at once in "
-        "DKIM-signed mail, else once you answer the code mailed to you)")
+HELP = _("make a game and become its GM, with that GM password (addresses the judge trusts only; at once in "
+         "DKIM-signed mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
 PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.intake.provenance)
-UNTRUSTED = ("this address may not create games: the judge's operator lists the addresses that may "
-             "(trusted_masters)")
+UNTRUSTED = _("this address may not create games: the judge's operator lists the addresses that may "
+              "(trusted_masters)")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -32,7 +33,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.refuse_sign_on(shown, UNTRUSTED)
         return
     if len(args) != 3:
-        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, _("usage: {usage}", usage=USAGE))
         return
     if confirmations.disowned(ctx, shown):
         return
@@ -50,14 +51,20 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             return
         make(ctx, sender, name, variant, password_hash, shown)
         return
-    if not confirmations.request(ctx, confirmations.CREATE, sender, subject=f"gm: confirm CREATE {name} {variant}",
-                           template="confirm_create", values={"game": name, "variant": load_variant(variant).title},
-                           password=password, detail={"name": name, "variant": variant}):
+    if not confirmations.request(ctx, confirmations.CREATE, sender,
+                                 subject=_("gm: confirm CREATE {game} {variant}", game=name, variant=variant),
+                                 template="confirm_create",
+                                 values={"game": name, "variant": load_variant(variant).title},
+                                 password=password, detail={"name": name, "variant": variant}):
         ctx.refuse_sign_on(shown, confirmations.NOT_NOW)
         return
-    ctx.accept(shown, f"a code to confirm it was mailed to {sender}: game {name} ({variant}) is made, with you as its "
-                      f"GM, once the code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours; the "
-                      "lines after it in that mail are GM commands)")
+    ctx.accept(shown, _n("a code to confirm it was mailed to {address}: game {game} ({variant}) is made, with you as "
+                         "its GM, once the code comes back (CONFIRM <code>, within {count} hour; the lines after it "
+                         "in that mail are GM commands)",
+                         "a code to confirm it was mailed to {address}: game {game} ({variant}) is made, with you as "
+                         "its GM, once the code comes back (CONFIRM <code>, within {count} hours; the lines after it "
+                         "in that mail are GM commands)",
+                         confirmations.LIFETIME_HOURS, address=sender, game=name, variant=variant))
 
 
 def _refusal(ctx: Context, name: str, variant: str) -> str | None:
@@ -71,13 +78,13 @@ def _refusal(ctx: Context, name: str, variant: str) -> str | None:
     except GameError:
         return GAME_NAME_RULE
     except VariantError:
-        return f"there is no such variant; the variants are {', '.join(sorted(REGISTRY))}"
+        return _("there is no such variant; the variants are {variants}", variants=", ".join(sorted(REGISTRY)))
     try:
         with ctx.session.begin_nested() as trial:
             create_game(ctx.session, name, variant)
             trial.rollback()
     except (GameError, VariantError) as e:
-        return "there is already a game of that name" if find_game(ctx.session, name) is not None else str(e)
+        return _("there is already a game of that name") if find_game(ctx.session, name) is not None else str(e)
     return None
 
 
@@ -107,7 +114,7 @@ def make(ctx: Context, address: str, name: str, variant: str, password_hash: str
     ctx.lookups.forget()
     ctx.sign_on_master(master, game)
     ctx.audit("create", {"variant": game.variant})
-    ctx.accept(shown, f"game {game.name} ({game.variant}) is forming, with you as its GM: players send "
-                      f"'JOIN {game.name} <power> <password>' to {ctx.gm_address}; the lines after this one are "
-                      "GM commands")
+    ctx.accept(shown, _("game {game} ({variant}) is forming, with you as its GM: players send "
+                        "'JOIN {game} <power> <password>' to {address}; the lines after this one are GM commands",
+                        game=game.name, variant=game.variant, address=ctx.gm_address))
     return True

@@ -6,10 +6,12 @@ game's end); who voted how, and who proposed, is told to the GM only, unless the
 from __future__ import annotations
 
 from gm.games import CurrentPhase, GameError, active_players, masters, variant_of
+from gm.i18n import _
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.draws import Draw, Vote, open_draw, vote
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.ending import final_position
-from gm.mail.commands import Context
+from gm.mail.commands import Context, Lines
 from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import utcnow
 
@@ -28,55 +30,68 @@ def between(draw: Draw) -> str:
     return ", ".join(draw.powers)
 
 
-def _whose(draw: Draw) -> str:
-    """Who must accept, as the mail says it."""
-    return "every power named" if draw.by is None else "every surviving power"
-
-
-def _proposed(draw: Draw) -> str:
-    return "the GM proposed" if draw.by is None else "a player proposed"
-
-
-def _lapse(draw: Draw, current: CurrentPhase | None) -> str:
+def _lapse(draw: Draw, current: CurrentPhase | None) -> str | None:
     if draw.phase_id is None or current is None:
-        return ""
-    return f"It lapses at the end of this phase ({current.row.label}) unless every one has accepted by then."
+        return None
+    return _("It lapses at the end of this phase ({phase}) unless every one has accepted by then.",
+             phase=phase_name(current.row.label))
+
+
+def _has_accepted(draw: Draw) -> str:
+    """Who has accepted once the draw is made, as the mail says it."""
+    return _("every power named has accepted") if draw.by is None else _("every surviving power has accepted")
 
 
 def ask(ctx: Context, draw: Draw, voters: dict[str, str], current: CurrentPhase | None, *, again: bool = False) -> int:
     """Mail each power that votes on `draw` (but its proposer) how to vote, and the GM who
     proposed it. Returns the powers asked."""
     game, now, told = ctx.game, utcnow(), public(ctx)
-    who = "The GM proposes" if draw.by is None else f"{draw.by} proposes" if told else "It is proposed"
-    extra = " It replaces the proposal made before: vote again." if again else ""
-    if draw.by is not None and set(draw.voters) - set(draw.powers):
-        needs = (f"It needs the acceptance of every surviving power, those it leaves out too: "
-                 f"{', '.join(draw.voters)}.")
-    elif draw.by is not None:
-        needs = "It includes every surviving power, and needs the acceptance of each."
+    powers = between(draw)
+    if draw.by is None:
+        proposes = _("The GM proposes to end the game in a draw between {powers}.", powers=powers)
+    elif told:
+        proposes = _("{power} proposes to end the game in a draw between {powers}.", power=draw.by, powers=powers)
     else:
-        needs = ""
-    rule = " ".join(filter(None, [
-        f"The game ends in this draw once {_whose(draw)} has accepted; one rejection ends the proposal.",
-        ("Every vote is told to the powers voting as it comes" if told else "Your vote is told to nobody but the GM"
-         + ("" if draw.by is None else ", as is who proposed the draw")) + "; the game goes on meanwhile.",
-        _lapse(draw, current)]))
+        proposes = _("It is proposed to end the game in a draw between {powers}.", powers=powers)
+    if again:
+        proposes = Lines([proposes, _("It replaces the proposal made before: vote again.")], " ")
+    if draw.by is not None and set(draw.voters) - set(draw.powers):
+        needs = [_("It needs the acceptance of every surviving power, those it leaves out too: {powers}.",
+                   powers=", ".join(draw.voters))]
+    elif draw.by is not None:
+        needs = [_("It includes every surviving power, and needs the acceptance of each.")]
+    else:
+        needs = []
+    if told:
+        votes = _("Every vote is told to the powers voting as it comes; the game goes on meanwhile.")
+    elif draw.by is None:
+        votes = _("Your vote is told to nobody but the GM; the game goes on meanwhile.")
+    else:
+        votes = _("Your vote is told to nobody but the GM, as is who proposed the draw; the game goes on meanwhile.")
+    ends = (_("The game ends in this draw once every power named has accepted; one rejection ends the proposal.")
+            if draw.by is None else
+            _("The game ends in this draw once every surviving power has accepted; one rejection ends the proposal."))
+    rule = Lines(filter(None, [ends, votes, _lapse(draw, current)]), " ")
     asked = 0
     for power, address in voters.items():
         if power == draw.by:
             continue
-        text = "\n".join([f"{who} to end the game in a draw between {between(draw)}.{extra}",
-                          *([needs] if needs else []), "",
-                          f"As {power}, answer with a mail reading", f"  SIGNON {power} {game.name} <password>",
-                          "  ACCEPT DRAW", "or REJECT DRAW in its place.", "", rule])
-        queue_announcement(ctx.session, game, "Draw proposed", text, gm_address=ctx.gm_address, now=now, to=[address])
+        text = Lines([proposes, *needs, "",
+                      _("As {power}, answer with a mail reading", power=power),
+                      f"  SIGNON {power} {game.name} <password>", "  ACCEPT DRAW",
+                      _("or REJECT DRAW in its place."), "", rule])
+        queue_announcement(ctx.session, game, _("Draw proposed"), text, gm_address=ctx.gm_address, now=now,
+                           to=[address])
         asked += 1
     gms = masters(ctx.session, game)
     if draw.by is not None and gms:
-        queue_announcement(ctx.session, game, f"Draw proposed by {draw.by}",
-                           f"{draw.by} proposes a draw between {between(draw)}; {', '.join(draw.voters)} vote on it "
-                           f"({'they are told' if told else 'the players are not told'} who proposed it). "
-                           f"{_lapse(draw, current)}".rstrip(),
+        # TRANSLATORS: in brackets after a draw proposed, to the GM
+        secrecy = _("they are told who proposed it") if told else _("the players are not told who proposed it")
+        said = _("{power} proposes a draw between {powers}; {voters} vote on it ({secrecy}).", power=draw.by,
+                 powers=powers, voters=", ".join(draw.voters), secrecy=secrecy)
+        lapse = _lapse(draw, current)
+        queue_announcement(ctx.session, game, _("Draw proposed by {power}", power=draw.by),
+                           said if lapse is None else Lines([said, lapse], " "),
                            gm_address=ctx.gm_address, now=now, to=gms)
     return asked
 
@@ -84,10 +99,12 @@ def ask(ctx: Context, draw: Draw, voters: dict[str, str], current: CurrentPhase 
 def drawn(ctx: Context, draw: Draw, current: CurrentPhase | None) -> None:
     """Every player and GM told the game ended in `draw`, with the position it ended in."""
     ctx.lookups.forget()
-    ending = "" if current is None else "\n\n" + final_position(variant_of(ctx.game), current)
-    queue_announcement(ctx.session, ctx.game, "The game is drawn",
-                       f"{_whose(draw)[0].upper()}{_whose(draw)[1:]} has accepted the draw {_proposed(draw)}: "
-                       f"the game is over, {draw.outcome}." + ending, gm_address=ctx.gm_address, now=utcnow())
+    said = (_("Every power named has accepted the draw the GM proposed: the game is over, {outcome}.",
+              outcome=draw.outcome) if draw.by is None else
+            _("Every surviving power has accepted the draw a player proposed: the game is over, {outcome}.",
+              outcome=draw.outcome))
+    text = said if current is None else Lines([said, final_position(variant_of(ctx.game), current)], "\n\n")
+    queue_announcement(ctx.session, ctx.game, _("The game is drawn"), text, gm_address=ctx.gm_address, now=utcnow())
 
 
 def cast(ctx: Context, line: str, power: str, accept: bool, current: CurrentPhase | None) -> tuple[Vote, Draw] | None:
@@ -105,19 +122,32 @@ def cast(ctx: Context, line: str, power: str, accept: bool, current: CurrentPhas
     elif outcome == "accepted":
         readers = gms + (addresses(ctx, draw.voters, but=power) if told else [])
         if readers:
-            queue_announcement(ctx.session, game, f"Draw vote: {power} accepts",
-                               f"{power} accepts the draw between {between(draw)} ({len(draw.accepted)} of "
-                               f"{len(draw.voters)} have accepted: {', '.join(draw.accepted)}).",
+            queue_announcement(ctx.session, game, _("Draw vote: {power} accepts", power=power),
+                               _("{power} accepts the draw between {powers} ({count} of {voters} have accepted: "
+                                 "{accepted}).", power=power, powers=between(draw), count=len(draw.accepted),
+                                 voters=len(draw.voters), accepted=", ".join(draw.accepted)),
                                gm_address=ctx.gm_address, now=now, to=readers)
     else:
-        queue_announcement(ctx.session, game, "Draw rejected",
-                           f"The draw {_proposed(draw)} between {between(draw)} was rejected"
-                           f"{f' by {power}' if told else ''}: the game goes on.",
-                           gm_address=ctx.gm_address, now=now, to=addresses(ctx, draw.voters))
+        if draw.by is None:
+            rejected = (_("The draw the GM proposed between {powers} was rejected by {power}: the game goes on.",
+                          powers=between(draw), power=power) if told else
+                        _("The draw the GM proposed between {powers} was rejected: the game goes on.",
+                          powers=between(draw)))
+        else:
+            rejected = (_("The draw a player proposed between {powers} was rejected by {power}: the game goes on.",
+                          powers=between(draw), power=power) if told else
+                        _("The draw a player proposed between {powers} was rejected: the game goes on.",
+                          powers=between(draw)))
+        queue_announcement(ctx.session, game, _("Draw rejected"), rejected, gm_address=ctx.gm_address, now=now,
+                           to=addresses(ctx, draw.voters))
         if gms:
-            queue_announcement(ctx.session, game, f"Draw vote: {power} rejects",
-                               f"{power} rejected the draw between {between(draw)}: the proposal is over, and the "
-                               f"powers that voted on it are told it failed ({'and' if told else 'not'} by whom).",
+            queue_announcement(ctx.session, game, _("Draw vote: {power} rejects", power=power),
+                               _("{power} rejected the draw between {powers}: the proposal is over, and the powers "
+                                 "that voted on it are told it failed (and by whom).", power=power,
+                                 powers=between(draw)) if told else
+                               _("{power} rejected the draw between {powers}: the proposal is over, and the powers "
+                                 "that voted on it are told it failed (not by whom).", power=power,
+                                 powers=between(draw)),
                                gm_address=ctx.gm_address, now=now, to=gms)
     ctx.audit("accept draw" if accept else "reject draw", {"power": power, "outcome": outcome})
     return outcome, draw
@@ -131,12 +161,19 @@ def vote_line(ctx: Context, line: str, accept: bool) -> None:
         return
     outcome, draw = cast_
     if outcome == "drawn":
-        said = f"you accept; {_whose(draw)} has accepted: {ctx.game.name} is {draw.outcome}"
+        said = _("you accept; {accepted}: {game} is {outcome}", accepted=_has_accepted(draw), game=ctx.game.name,
+                 outcome=draw.outcome)
     elif outcome == "accepted":
-        said = f"you accept the draw between {between(draw)}; it ends the game once {_whose(draw)} has accepted"
+        said = (_("you accept the draw between {powers}; it ends the game once every power named has accepted",
+                  powers=between(draw)) if draw.by is None else
+                _("you accept the draw between {powers}; it ends the game once every surviving power has accepted",
+                  powers=between(draw)))
+    elif public(ctx):
+        said = _("you reject the draw between {powers}: the proposal is over (the powers voting are told it was you)",
+                 powers=between(draw))
     else:
-        said = (f"you reject the draw between {between(draw)}: the proposal is over "
-                f"({'the powers voting are told it was you' if public(ctx) else 'nobody but the GM is told who'})")
+        said = _("you reject the draw between {powers}: the proposal is over (nobody but the GM is told who)",
+                 powers=between(draw))
     ctx.accept(line, said)
 
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import textwrap
 from types import ModuleType
 
-from gm.mail.commands import Context, master_registry, registry
+from gm.i18n import ENGLISH, Text, _, translated
+from gm.mail.commands import Context, Lines, master_registry, registry
 
 NAME = "HELP"
 USAGE = "HELP [command | ALL]"
-HELP = "how to play, and the commands; HELP <command> for one, HELP ALL for every one with its use"
+HELP = _("how to play, and the commands; HELP <command> for one, HELP ALL for every one with its use")
 WIDTH = 78
 
-_HOW = """\
+# TRANSLATORS: keep the commands and orders as they are, and the second column aligned
+_HOW = _("""\
 To play:         JOIN <game> <power> <password>
 To send orders:  SIGNON <power> <game> <password>, then one order a line:
                  A Par - Bur, F Lon S A Wal - Bel, Build A Par
-Secret points:   DP <n> <order>, for a minor power's unit (some variants)"""
+Secret points:   DP <n> <order>, for a minor power's unit (some variants)""")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -24,23 +26,23 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     masters = master_registry() if ctx.master is not None else {}
     asked = " ".join(args).upper()
     if not asked:
-        text = [_HOW, "", *_wrapped("Commands: " + ", ".join(_names(players)))]
+        text: list[object] = [_HOW, "", Wrapped(_("Commands: {commands}", commands=", ".join(_names(players))))]
         if masters:
-            text += _wrapped("GM commands: " + ", ".join(_names(masters)))
-        text += _wrapped("HELP <command> shows one command's use (HELP SIGNON); HELP ALL shows every one.")
-        ctx.add_section("Commands", "\n".join(text))
+            text.append(Wrapped(_("GM commands: {commands}", commands=", ".join(_names(masters)))))
+        text.append(Wrapped(_("HELP <command> shows one command's use (HELP SIGNON); HELP ALL shows every one.")))
+        ctx.add_section(_("Commands"), Lines(text))
     elif asked == "ALL":
-        ctx.add_section("Commands", "\n".join(_described(m) for m in _unique(players)))
+        ctx.add_section(_("Commands"), Lines(_described(m) for m in _unique(players)))
         if masters:
-            ctx.add_section("GM commands", "\n".join(_described(m) for m in _unique(masters)))
+            ctx.add_section(_("GM commands"), Lines(_described(m) for m in _unique(masters)))
     else:
         found = [m for table in (players, masters) for m in _unique(table)
                  if asked in (m.NAME, *getattr(m, "ALIASES", ())) or m.NAME.startswith(asked + " ")]
         if not found:
-            ctx.reject(line, f"no command {asked!r}: HELP lists the commands")
+            ctx.reject(line, _("no command {command}: HELP lists the commands", command=repr(asked)))
             return
-        ctx.add_section(f"HELP {asked}", "\n".join(_described(m) for m in dict.fromkeys(found)))
-    ctx.accept(line, "see below")
+        ctx.add_section(f"HELP {asked}", Lines(_described(m) for m in dict.fromkeys(found)))
+    ctx.accept(line, _("see below"))
 
 
 def _names(table: dict[str, ModuleType]) -> list[str]:
@@ -51,11 +53,31 @@ def _unique(table: dict[str, ModuleType]) -> list[ModuleType]:
     return list(dict.fromkeys(table.values()))
 
 
-def _described(command: ModuleType) -> str:
+def _described(command: ModuleType) -> Lines:
     """The command's use (whole: it is what to type), and what it does indented under it, wrapped."""
-    return "\n".join([command.USAGE, *_wrapped(command.HELP, indent="    ")])
+    return Lines([command.USAGE, Wrapped(command.HELP, indent="    ")])
 
 
-def _wrapped(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent or "  ",
-                         break_long_words=False, break_on_hyphens=False) or [""]
+class Wrapped(Text):
+    """A text wrapped to WIDTH once it is written in the reader's language (a translation is
+    longer or shorter than the English), its lines after the first indented."""
+
+    text: object
+    indent: str
+
+    def __new__(cls, text: object, indent: str = "") -> Wrapped:
+        self = str.__new__(cls, _wrapped(translated(text, ENGLISH), indent))
+        self.msgid, self.plural, self.count, self.context, self.params = str(self), None, None, None, {}
+        self.text, self.indent = text, indent
+        return self
+
+    def in_language(self, language: str) -> str:
+        return _wrapped(translated(self.text, language), self.indent)
+
+    def __reduce__(self) -> tuple[type, tuple[object, str]]:
+        return (Wrapped, (self.text, self.indent))
+
+
+def _wrapped(text: str, indent: str = "") -> str:
+    return "\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent or "  ",
+                                   break_long_words=False, break_on_hyphens=False) or [""])

@@ -7,6 +7,8 @@ from sqlalchemy import select
 
 from gm.engine.parse import resolve_power
 from gm.games import active_players, masters, variant_of
+from gm.i18n import _, _n
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.phases import start
 from gm.mail.intake import addresses
 from gm.mail.commands import confirmations
@@ -18,8 +20,8 @@ from gm.store.models import Confirmation, Game, GameStatus, Player, utcnow
 NAME = "JOIN"
 USAGE = "JOIN <game> <power> <password>"
 CONFIRMS = confirmations.JOIN  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = ("take a power in a game that is forming; the password protects your orders (at once in DKIM-signed "
-        "mail, else once you answer the code mailed to you)")
+HELP = _("take a power in a game that is forming; the password protects your orders (at once in DKIM-signed "
+         "mail, else once you answer the code mailed to you)")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # in authenticated mail its password is hashed before the transaction (gm.mail.ingest)
 NEEDS_DKIM = True  # a game that requires DKIM takes a JOIN only in signed mail (see gm.mail.intake.dkim)
@@ -32,7 +34,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     shown = masked(line)
     sender = ctx.message.sender
     if len(args) < 3:
-        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, _("usage: {usage}", usage=USAGE))
         return
     game = ctx.lookups.game(args[0])
     if game is None:
@@ -57,13 +59,17 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             return
         take_power(ctx, game, power, sender, password_hash, shown)
         return
-    if not confirmations.request(ctx, confirmations.JOIN, sender, subject=f"gm: confirm JOIN {game.name} {power}",
-                           template="confirm_join", values={"game": game.name, "power": power},
-                           game=game, power=power, password=args[-1]):
+    if not confirmations.request(ctx, confirmations.JOIN, sender,
+                                 subject=_("gm: confirm JOIN {game} {power}", game=game.name, power=power),
+                                 template="confirm_join", values={"game": game.name, "power": power},
+                                 game=game, power=power, password=args[-1]):
         ctx.refuse_sign_on(shown, confirmations.NOT_NOW)
         return
-    ctx.accept(shown, f"a code to confirm it was mailed to {sender}: you play {power} in {game.name} once the "
-                      f"code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours)")
+    ctx.accept(shown, _n("a code to confirm it was mailed to {address}: you play {power} in {game} once the "
+                         "code comes back (CONFIRM <code>, within {count} hour)",
+                         "a code to confirm it was mailed to {address}: you play {power} in {game} once the "
+                         "code comes back (CONFIRM <code>, within {count} hours)",
+                         confirmations.LIFETIME_HOURS, address=sender, power=power, game=game.name))
 
 
 def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | None:
@@ -75,16 +81,18 @@ def refusal(ctx: Context, game: Game, power: str | None, address: str) -> str | 
     if why is not None:
         return why
     if game.status != GameStatus.FORMING:
-        return f"{game.name} is not taking new players"
+        return _("{game} is not taking new players", game=game.name)
     variant = variant_of(game)
     if power is None or power not in variant.great_powers:
-        return f"{game.name} ({variant.title}) has no such power; its powers are {', '.join(variant.great_powers)}"
+        return _("{game} ({variant}) has no such power; its powers are {powers}", game=game.name,
+                 variant=variant.title, powers=", ".join(variant.great_powers))
     players = active_players(ctx.session, game)
     if any(p.power == power for p in players):
-        return f"{power} is taken in {game.name}"
+        return _("{power} is taken in {game}", power=power, game=game.name)
     mine = [p.power for p in players if p.email == address]
     if mine and not (game.options or {}).get(SEVERAL_POWERS):
-        return f"this address plays {mine[0]} in {game.name} already: one address plays one power"
+        return _("this address plays {power} in {game} already: one address plays one power", power=mine[0],
+                 game=game.name)
     return None
 
 
@@ -121,6 +129,8 @@ def take_power(ctx: Context, game: Game, power: str, address: str, password_hash
         phase = start(ctx.session, game, now)
         # Every player is told, not only this one: power, position, house rules, first deadline.
         queue_start(ctx.session, game, gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game), now=now)
-        ctx.accept(shown, f"you play {power} in {game.name}; every power is taken: the game starts with {phase.row.label}")
+        ctx.accept(shown, _("you play {power} in {game}; every power is taken: the game starts with {phase}",
+                            power=power, game=game.name, phase=phase_name(phase.row.label)))
     else:
-        ctx.accept(shown, f"you play {power} in {game.name} ({taken} of {len(great_powers)} powers taken)")
+        ctx.accept(shown, _("you play {power} in {game} ({count} of {total} powers taken)",
+                            power=power, game=game.name, count=taken, total=len(great_powers)))

@@ -8,16 +8,18 @@ at most MAPS_PER_MAIL of them."""
 from __future__ import annotations
 
 from gm.games import variant_of
-from gm.lifecycle.phase_names import read_phase
+from gm.i18n import _, _n
+from gm.lifecycle.phase_names import phase_name, read_phase
 from gm.lifecycle.phases import EndPosition, position_at_end
+from gm.lifecycle.ending import outcome_text
 from gm.maps.art import has_art
-from gm.mail.commands import Context
+from gm.mail.commands import Context, reason
 from gm.mail.outgoing.mail_maps import map_attachment, map_kind, map_palette, map_phase, reader_palette
 from gm.store.models import Game, GameStatus
 
 NAME = "MAP"
 USAGE = "MAP [phase]   (e.g. MAP, MAP Spring 1901, MAP F1901M)"
-HELP = "the map of the position now, or of a past phase with its orders and results, attached to the reply"
+HELP = _("the map of the position now, or of a past phase with its orders and results, attached to the reply")
 MAPS_PER_MAIL = 3  # maps one mail may ask for: each costs the sender tens of milliseconds to draw
 
 
@@ -30,7 +32,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if args:
         phase = read_phase(variant, " ".join(args))
         if phase is None:
-            ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
+            ctx.reject(line, _("{phase} is no phase: usage: {usage}", phase=repr(" ".join(args)), usage=USAGE))
             return
     palette = reader_palette(game, ctx.player)
     end = position_at_end(ctx.session, game) if phase is None and game.status == GameStatus.FINISHED else None
@@ -45,16 +47,21 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     name = _filename(game, label, palette) if label is not None else None
     if name is None or not any(a["filename"] == name for a in maps):  # not asked for before in this mail
         if len(maps) >= MAPS_PER_MAIL:
-            ctx.reject(line, f"at most {MAPS_PER_MAIL} maps a mail: ask for the others in another mail")
+            ctx.reject(line, _too_many())
             return
         try:
             row = map_phase(ctx.session, game, phase)
         except ValueError as e:
-            ctx.reject(line, str(e))
+            ctx.reject(line, reason(e))
             return
         label, name = row.label, _filename(game, row.label, palette)
         ctx.attach(map_attachment(row, map_kind(row), palette, name))
-    ctx.accept(line, f"{label}: the map is attached ({name})")
+    ctx.accept(line, _("{phase}: the map is attached ({file})", phase=phase_name(label), file=name))
+
+
+def _too_many() -> str:
+    return _n("at most {count} map a mail: ask for the others in another mail",
+              "at most {count} maps a mail: ask for the others in another mail", MAPS_PER_MAIL)
 
 
 def _final(ctx: Context, line: str, end: EndPosition, palette: str) -> None:
@@ -66,13 +73,14 @@ def _final(ctx: Context, line: str, end: EndPosition, palette: str) -> None:
     maps = [a for a in ctx.attachments_for(ctx.line_owner or "") if "map" in a]
     if not any(a["filename"] == name for a in maps):
         if not has_art(variant.name):
-            ctx.reject(line, f"the judge has no map of {variant.title}")
+            ctx.reject(line, _("the judge has no map of {variant}", variant=variant.title))
             return
         if len(maps) >= MAPS_PER_MAIL:
-            ctx.reject(line, f"at most {MAPS_PER_MAIL} maps a mail: ask for the others in another mail")
+            ctx.reject(line, _too_many())
             return
         ctx.attach(map_attachment(end.row, "final" if end.after_results else "position", palette, name))
-    ctx.accept(line, f"the final position ({game.outcome or 'the game is over'}): the map is attached ({name})")
+    ctx.accept(line, _("the final position ({outcome}): the map is attached ({file})",
+                       outcome=outcome_text(game.outcome) or _("the game is over"), file=name))
 
 
 def _filename(game: Game, label: str, palette: str) -> str:

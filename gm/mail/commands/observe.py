@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gm.games import active_players, variant_of
+from gm.i18n import _, _n, translated
 from gm.mail.commands import confirmations
 from gm.mail.commands import NO_SUCH_GAME, Context
 from gm.mail.outgoing.reply import render_notice
@@ -15,15 +16,15 @@ from gm.store.models import AuditEntry, Confirmation, Game, GameStatus, Observer
 NAME = "OBSERVE"
 USAGE = "OBSERVE <game>"
 CONFIRMS = confirmations.OBSERVE  # the confirmations it carries out (gm.mail.commands.confirm)
-HELP = ("get a game's results and broadcast press without playing (at once in DKIM-signed mail, else once you "
-        "answer the code mailed to you); UNOBSERVE stops it")
+HELP = _("get a game's results and broadcast press without playing (at once in DKIM-signed mail, else once you "
+         "answer the code mailed to you); UNOBSERVE stops it")
 KIND = "observer"  # the outbox kind of the mails that answer OBSERVE's CONFIRM and UNOBSERVE
 PROVES_ADDRESS = True  # authenticated mail carries it out at once (see gm.mail.intake.provenance)
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if len(args) != 1:
-        ctx.refuse_sign_on(line, f"usage: {USAGE}")
+        ctx.refuse_sign_on(line, _("usage: {usage}", usage=USAGE))
         return
     game = ctx.lookups.game(args[0])
     if game is None:
@@ -43,12 +44,16 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if why is not None:
         ctx.refuse_sign_on(line, why)
         return
-    if not confirmations.request(ctx, confirmations.OBSERVE, sender, subject=f"gm: confirm OBSERVE {game.name}",
-                           template="confirm_observe", values={"game": game.name}, game=game):
+    if not confirmations.request(ctx, confirmations.OBSERVE, sender,
+                                 subject=_("gm: confirm OBSERVE {game}", game=game.name),
+                                 template="confirm_observe", values={"game": game.name}, game=game):
         ctx.refuse_sign_on(line, confirmations.NOT_NOW)
         return
-    ctx.accept(line, f"a code to confirm it was mailed to {sender}: this address observes {game.name} once the "
-                     f"code comes back (CONFIRM <code>, within {confirmations.LIFETIME_HOURS} hours)")
+    ctx.accept(line, _n("a code to confirm it was mailed to {address}: this address observes {game} once the "
+                        "code comes back (CONFIRM <code>, within {count} hour)",
+                        "a code to confirm it was mailed to {address}: this address observes {game} once the "
+                        "code comes back (CONFIRM <code>, within {count} hours)",
+                        confirmations.LIFETIME_HOURS, address=sender, game=game.name))
 
 
 def observing(ctx: Context, game: Game, address: str) -> Observer | None:
@@ -60,12 +65,13 @@ def refusal(ctx: Context, game: Game, address: str) -> str | None:
     """Why `address` may not observe `game` now; None when it may. Asked at OBSERVE and again at
     its CONFIRM."""
     if game.status == GameStatus.FINISHED:
-        return f"{game.name} is over: there is nothing more to observe"
+        return _("{game} is over: there is nothing more to observe", game=game.name)
     if observing(ctx, game, address) is not None:
-        return f"this address observes {game.name} already (UNOBSERVE {game.name} stops it)"
+        return _("this address observes {game} already (UNOBSERVE {game} stops it)", game=game.name)
     plays = [p.power for p in active_players(ctx.session, game) if p.email == address]
     if plays:
-        return f"this address plays {plays[0]} in {game.name}: it gets the game's mail already"
+        return _("this address plays {power} in {game}: it gets the game's mail already", power=plays[0],
+                 game=game.name)
     return None
 
 
@@ -88,10 +94,11 @@ def observe(ctx: Context, game: Game, address: str, shown: str) -> None:
     signed on to no power)."""
     ctx.session.add(Observer(game_id=game.id, email=address))
     audit(ctx, game, "observe", address)
-    ctx.accept(shown, f"this address observes {game.name}")
-    ctx.notify(address, f"gm: you observe {game.name}",
-               render_notice("observer", gm_address=ctx.gm_address, game=game.name, variant=variant_of(game).title,
-                             observing=True), kind=KIND)
+    ctx.accept(shown, _("this address observes {game}", game=game.name))
+    lang = confirmations.language(ctx, address, game)
+    ctx.notify(address, translated(_("gm: you observe {game}", game=game.name), lang),
+               render_notice("observer", lang, gm_address=ctx.gm_address, game=game.name,
+                             variant=variant_of(game).title, observing=True), kind=KIND)
 
 
 def audit(ctx: Context, game: Game, action: str, address: str) -> None:

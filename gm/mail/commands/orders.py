@@ -12,15 +12,18 @@ from gm.engine.adjudicator import check_order, order_warning
 from gm.engine.model import PhaseKind, Unit, UnitType, parse_designation, province_of
 from gm.engine.multiple import parts_stand_together
 from gm.engine.orders import SECRET_ORDERS, Allocation, Build, Disband, Order, Permit, Retreat, Waive
-from gm.engine.parse import order_texts, parse_order
+from gm.engine.parse import order_texts, parse_order, spell_order
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, OnFile, add_on_file, variant_of
+from gm.i18n import ENGLISH, _
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import mark_orders_changed
 from gm.lifecycle.players import undo_civil_disorder
 from gm.mail.commands import (
     MASTERS_ONLY,
     Context,
+    Lines,
     Lookups,
     command_for,
     command_words,
@@ -28,19 +31,20 @@ from gm.mail.commands import (
     masked,
     password_in,
 )
-from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.mail.intake.reply_text import no_order_meant
 from gm.mail.commands.unknown_command import order_words, unknown_command, unknown_word
 from gm.mail.intake.written import CLOCK_SKEW, Written, before, written
 from gm.variants import load_variant
 from gm.store.models import Game, GamePhase, GameStatus, OrderRecord, Player, SecretAllocation, utcnow
+from gm.view.results import moment_text
 
 NAME = "<order>"
 
 
 def run(ctx: Context, line: str) -> None:
     if password_in(line) is not None:  # a misspelt SIGNON, JOIN or SET PASSWORD
-        ctx.reject(masked(line), "not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)")
+        ctx.reject(masked(line), _("not a command: did you mean SIGNON, JOIN or SET PASSWORD? (see HELP)"))
         return
     if ctx.master is None and _masters_command(line):  # 'PAUSE' from a player: say whose command it is
         ctx.reject(line, MASTERS_ONLY)
@@ -54,18 +58,18 @@ def run(ctx: Context, line: str) -> None:
         ctx.reject(line, unknown)
         return
     if ctx.master is not None:
-        ctx.reject(line, "not a GM command (HELP lists them); the GM gives an order for a power with "
-                         "ORDER <power> <order>")
+        ctx.reject(line, _("not a GM command (HELP lists them); the GM gives an order for a power with "
+                           "ORDER <power> <order>"))
         return
     if ctx.player is None or ctx.game is None:
-        ctx.reject(line, "not a command, and not an order: sign on first (SIGNON <power> <game> <password>)")
+        ctx.reject(line, _("not a command, and not an order: sign on first (SIGNON <power> <game> <password>)"))
         return
     if ctx.game.status != GameStatus.ACTIVE:
-        ctx.reject(line, f"{ctx.game.name} is not under way: it takes no orders")
+        ctx.reject(line, _("{game} is not under way: it takes no orders", game=ctx.game.name))
         return
     phase = ctx.phase()
     if phase is None:
-        ctx.reject(line, f"{ctx.game.name} takes no orders now")
+        ctx.reject(line, _("{game} takes no orders now", game=ctx.game.name))
         return
     late = too_late(ctx, phase.row)
     if late:
@@ -74,14 +78,15 @@ def run(ctx: Context, line: str) -> None:
     variant = variant_of(ctx.game)
     power = ctx.player.power
     assert power is not None
+    language = ctx.language()  # the reader's order words are read first, then English's
     for text in order_texts(variant, line):  # 'Builds: A(Fin), A(Dal).' is two orders (1700AD II)
-        parsed = parse_order(variant, text, power, phase.state.phase.kind, phase.state)
+        parsed = parse_order(variant, text, power, phase.state.phase.kind, phase.state, language=language)
         if parsed.order is None:
-            ctx.reject(text, parsed.error or "not understood")
+            ctx.reject(text, parsed.error or _("not understood"))
             continue
         order = parsed.order
         if order.power != power:
-            ctx.reject(text, f"you are signed on as {power}")
+            ctx.reject(text, _("you are signed on as {power}", power=power))
             continue
         why = check_order(variant, phase.state, order)
         if why:
@@ -90,8 +95,13 @@ def run(ctx: Context, line: str) -> None:
         warning = order_warning(variant, phase.state, order)
         order, shown = _secret_echo(ctx, phase, order)
         store(ctx, phase.row.id, order, text)
-        shown += _named_otherwise(variant, order)
-        ctx.accept(text, f"{shown} (warning: {warning})" if warning else shown)
+        notes = _named_otherwise(variant, order)
+        own = spell_order(variant, shown, language) if language != ENGLISH else shown
+        if own != shown:  # the order in the reader's words, and in the judge's
+            shown = _("{own} ({order})", own=own, order=shown)
+        if notes:
+            shown = _("{order} ({notes})", order=shown, notes=notes)
+        ctx.accept(text, _("{order} (warning: {warning})", order=shown, warning=warning) if warning else shown)
 
 
 def _masters_command(line: str) -> bool:
@@ -115,8 +125,9 @@ def _reads_as_order(ctx: Context, line: str) -> bool:
     if phase is None or ctx.player.power is None:
         return False
     variant = variant_of(ctx.game)
-    return any(parse_order(variant, text, ctx.player.power, phase.state.phase.kind, phase.state).order is not None
-               for text in order_texts(variant, line))
+    language = ctx.language()
+    return any(parse_order(variant, text, ctx.player.power, phase.state.phase.kind, phase.state,
+                           language=language).order is not None for text in order_texts(variant, line))
 
 
 def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order, str]:
@@ -132,21 +143,23 @@ def _secret_echo(ctx: Context, phase: CurrentPhase, order: Order) -> tuple[Order
     assert ctx.game is not None
     key = unit_key(order, variant_of(ctx.game).rules.impulses > 1 and phase.state.phase.kind is PhaseKind.MOVEMENT)
     earlier = [o.canonical for o in ctx.lookups.on_file(SecretAllocation, phase.row, order.power) if key and o.unit == key]
-    return order, str(order) + (f" (replaces {earlier[-1]})" if earlier else "")
+    if earlier:
+        return order, _("{order} (replaces {earlier})", order=str(order), earlier=earlier[-1])
+    return order, str(order)
 
 
-def _named_otherwise(variant: Variant, order: Order) -> str:
-    """' (HOL is Holstein here)' for each abbreviation in the order that names another place on
+def _named_otherwise(variant: Variant, order: Order) -> str | None:
+    """'HOL is Holstein here' for each abbreviation in the order that names another place on
     the standard map, which players know by heart: 'A Han-Hol' on a map where HOL is Holstein."""
     if variant.name == "standard":
-        return ""
+        return None
     standard = _standard_provinces()
     notes = []
     for abbr in dict.fromkeys(_places(order)):
         here, there = variant.map.provinces.get(abbr), standard.get(abbr)
         if here is not None and there is not None and _plain(here.name) != _plain(there.name):
-            notes.append(f"{abbr} is {here.name} here")
-    return f" ({'; '.join(notes)})" if notes else ""
+            notes.append(_("{abbreviation} is {province} here", abbreviation=abbr, province=here.name))
+    return Lines(notes, "; ") if notes else None
 
 
 @functools.cache
@@ -181,10 +194,11 @@ def too_late(ctx: Context, phase: GamePhase) -> str | None:
     if not known.answers and not before(dated, phase.opened_at, CLOCK_SKEW):
         return None  # nothing else tells: a clock a little slow is given the benefit of the doubt
     previous = ctx.lookups.previous_phase(phase)
-    label = previous.label if previous is not None else "the previous phase"
+    label = phase_name(previous.label) if previous is not None else _("the previous phase")
     when = previous.adjudicated_at if previous is not None and previous.adjudicated_at else phase.opened_at
-    at = deadline_text(when, rules_of(ctx.game.options).timezone)
-    return f"too late: {label} was adjudicated at {at}; this order was not applied to {phase.label}"
+    at = moment_text(when, rules_of(ctx.game.options).timezone)
+    return _("too late: {phase} was adjudicated at {at}; this order was not applied to {next}", phase=label, at=at,
+             next=phase_name(phase.label))
 
 
 def _written(ctx: Context, game: Game) -> Written:
@@ -364,9 +378,9 @@ def ordered_again(ctx: Context, player: Player) -> None:
         undo_civil_disorder(ctx.session, game, power)
     except GameError:  # for good, by the variant's rules: its orders take no effect anyway
         return
-    queue_announcement(ctx.session, game, f"{power} out of civil disorder",
-                       f"{power}'s player has ordered again: {power} is out of civil disorder, and the game waits "
-                       "for its orders as for everyone's.", gm_address=ctx.gm_address, now=utcnow())
+    queue_announcement(ctx.session, game, _("{power} out of civil disorder", power=power),
+                       _("{power}'s player has ordered again: {power} is out of civil disorder, and the game waits "
+                         "for its orders as for everyone's.", power=power), gm_address=ctx.gm_address, now=utcnow())
     ctx.audit("back from civil disorder", {"power": power})
-    ctx.add_section("Civil disorder", f"{power} was in civil disorder: with your orders it is out of it, and the "
-                                      "game waits for your orders again, as for everyone's.")
+    ctx.add_section(_("Civil disorder"), _("{power} was in civil disorder: with your orders it is out of it, and the "
+                                           "game waits for your orders again, as for everyone's.", power=power))

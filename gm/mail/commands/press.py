@@ -7,17 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gm.games import masters
+from gm.i18n import _, _n, translated
 from gm.mail.budget import PRESS_PER_MAIL, UNVERIFIED_PRESS, UNVERIFIED_PRESS_PER_HOUR
 from gm.mail.commands import Block, Context
 from gm.mail.intake.provenance import Proof
 from gm.mail.outgoing import press
 from gm.mail.outgoing.reply import PRESS_HEADING, render
+from gm.view.languages import language_of
 from gm.store.models import AuditEntry, Game
 
 NAME = "PRESS"
 USAGE = "PRESS TO <power>[,<power>...] [GREY]  ...text...  ENDPRESS   (or PRESS TO GM)"
-HELP = ("send press to those powers: the lines up to ENDPRESS, relayed without your address; PRESS TO GM "
-        "(or MASTER) reaches the GM only, with your address, whatever the game's press setting")
+HELP = _("send press to those powers: the lines up to ENDPRESS, relayed without your address; PRESS TO GM "
+         "(or MASTER) reaches the GM only, with your address, whatever the game's press setting")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -56,17 +58,19 @@ class UnverifiedPress(Block):
         return True
 
     def unclosed(self, ctx: Context) -> None:
-        ctx.reject(self.line, (self.refused or "the mail ended before ENDPRESS: nothing was sent")
-                   + "; every line after this one was read as press, not orders")
+        ctx.reject(self.line, _("{reason}; every line after this one was read as press, not orders",
+                                reason=self.refused or _("the mail ended before ENDPRESS: nothing was sent")))
 
     def _close(self, ctx: Context) -> None:
         if self.refused:
             ctx.reject(self.line, self.refused)
         elif not self.text:
-            ctx.reject(self.line, "no text between this line and ENDPRESS: nothing was sent")
+            ctx.reject(self.line, _("no text between this line and ENDPRESS: nothing was sent"))
         elif self.lines > press.MAX_LINES or self.chars > press.MAX_CHARS:
-            ctx.reject(self.line, f"press is at most {press.MAX_LINES} lines and {press.MAX_CHARS:,} characters, "
-                                  f"this one has {self.lines} and {self.chars:,}: nothing was sent")
+            ctx.reject(self.line, _("press is at most {max_lines} lines and {max_characters} characters, "
+                                    "this one has {lines} and {characters}: nothing was sent",
+                                    max_lines=press.MAX_LINES, max_characters=f"{press.MAX_CHARS:,}",
+                                    lines=self.lines, characters=f"{self.chars:,}"))
         else:
             _relay(ctx, self)
 
@@ -75,11 +79,11 @@ def _unverified(ctx: Context, game: Game, line: str) -> UnverifiedPress:
     block = UnverifiedPress(line=line, game=game)
     ctx.press_sent += 1
     if ctx.press_sent > PRESS_PER_MAIL:
-        block.refused = f"at most {PRESS_PER_MAIL} press a mail: nothing was sent"
+        block.refused = _("at most {count} press a mail: nothing was sent", count=PRESS_PER_MAIL)
     elif ctx.provenance is not None and ctx.provenance.proof is Proof.FORGED:
-        block.refused = "the mail's own domain disowns it: nothing was sent"
+        block.refused = _("the mail's own domain disowns it: nothing was sent")
     elif not ctx.message.sender:
-        block.refused = "the mail names no sender: nothing was sent"
+        block.refused = _("the mail names no sender: nothing was sent")
     return block
 
 
@@ -87,23 +91,27 @@ def _relay(ctx: Context, block: UnverifiedPress) -> None:
     game, sender = block.game, ctx.message.sender
     addresses = masters(ctx.session, game)
     if not addresses:
-        ctx.reject(block.line, f"{game.name} has no GM to write to: nothing was sent")
+        ctx.reject(block.line, _("{game} has no GM to write to: nothing was sent", game=game.name))
         return
     # Why the sign-on failed, as its line's answer says (a wrong password too: the GM may know it)
     why = next((r.detail for r in reversed(ctx.results) if r.accepted is False
-                and r.text.upper().split()[:1] == ["SIGNON"]), "it failed")
-    really = (f"{sender}, UNVERIFIED: the mail's sign-on to {game.name} failed ({why}), "
-              "so nothing proves it came from that address")
-    text = render("press.txt.j2", "en", marker=PRESS_HEADING, game=game.name, sender="an unverified sender",
-                  to="the GM", text="\n".join(block.text), really=really)
+                and r.text.upper().split()[:1] == ["SIGNON"]), _("it failed"))
+    really = _("{address}, UNVERIFIED: the mail's sign-on to {game} failed ({reason}), "
+               "so nothing proves it came from that address", address=sender, game=game.name, reason=why)
     for address in addresses:
-        ctx.notify(address, f"[{game.name}] Press to the GM from an unverified sender ({sender})", text,
-                   kind=UNVERIFIED_PRESS)
+        lang = language_of(ctx.session, address, game)
+        text = render("press.txt.j2", lang, marker=PRESS_HEADING, game=game.name, sender=_("an unverified sender"),
+                      to=_("the GM"), text="\n".join(block.text), really=really)
+        subject = _("[{game}] Press to the GM from an unverified sender ({address})", game=game.name, address=sender)
+        ctx.notify(address, translated(subject, lang), text, kind=UNVERIFIED_PRESS)
     ctx.session.add(AuditEntry(game_id=game.id, actor=sender, action="press from an unverified sender",
                                detail={"to": ["GM"], "lines": block.lines, "characters": block.chars},
                                inbound_id=ctx.record_mail()))
     ctx.changed = True
-    ctx.accept(block.line, f"sent to the GM of {game.name}, marked as from an unverified sender")
-    ctx.sections.append(("Press to the GM", (
-        f"Signing on failed, so your PRESS TO GM goes to the GM of {game.name} marked as from an unverified "
-        f"sender, with this address (at most {UNVERIFIED_PRESS_PER_HOUR} such mails an hour reach a GM).")))
+    ctx.accept(block.line, _("sent to the GM of {game}, marked as from an unverified sender", game=game.name))
+    ctx.sections.append((_("Press to the GM"), _n(
+        "Signing on failed, so your PRESS TO GM goes to the GM of {game} marked as from an unverified "
+        "sender, with this address (at most {count} such mail an hour reaches a GM).",
+        "Signing on failed, so your PRESS TO GM goes to the GM of {game} marked as from an unverified "
+        "sender, with this address (at most {count} such mails an hour reach a GM).",
+        UNVERIFIED_PRESS_PER_HOUR, game=game.name)))

@@ -4,6 +4,8 @@ surviving power voting). Proposing counts as accepting; the proposal lapses at t
 from __future__ import annotations
 
 from gm.games import GameError
+from gm.i18n import _, _n
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.draws import propose
 from gm.mail.commands import Context
 from gm.mail.commands.draws import ask, between, drawn, public
@@ -11,8 +13,8 @@ from gm.store.models import utcnow
 
 NAME = "PROPOSE DRAW"
 USAGE = "PROPOSE DRAW [<power> <power> ...]"
-HELP = ("propose a draw (where the house rules let players): between every surviving power, or, where draws "
-        "are named, the powers you name; it counts as your ACCEPT DRAW and lapses at the end of the phase")
+HELP = _("propose a draw (where the house rules let players): between every surviving power, or, where draws "
+         "are named, the powers you name; it counts as your ACCEPT DRAW and lapses at the end of the phase")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -32,10 +34,20 @@ def proposal(ctx: Context, line: str, text: str) -> None:
     ctx.audit("propose draw", {"power": power, "powers": draw.powers, "voters": draw.voters, "outcome": outcome})
     if outcome == "drawn":
         drawn(ctx, draw, current)
-        ctx.accept(line, f"no other power votes: {ctx.game.name} is {draw.outcome}")
+        ctx.accept(line, _("no other power votes: {game} is {outcome}", game=ctx.game.name, outcome=draw.outcome))
         return
     asked = ask(ctx, draw, voters, current)
-    lapse = f"; it lapses at the end of {current.row.label}" if current is not None else ""
-    ctx.accept(line, f"you propose a draw between {between(draw)} and accept it; {asked} other "
-                     f"{'power is' if asked == 1 else 'powers are'} asked to ACCEPT DRAW or REJECT DRAW "
-                     f"({'they are told' if public(ctx) else 'nobody but the GM is told'} who proposed it){lapse}")
+    # TRANSLATORS: in brackets after a draw proposed
+    secrecy = _("they are told who proposed it") if public(ctx) else _("nobody but the GM is told who proposed it")
+    if current is None:
+        said = _n("you propose a draw between {powers} and accept it; {count} other power is asked to ACCEPT DRAW "
+                  "or REJECT DRAW ({secrecy})",
+                  "you propose a draw between {powers} and accept it; {count} other powers are asked to ACCEPT DRAW "
+                  "or REJECT DRAW ({secrecy})", asked, powers=between(draw), secrecy=secrecy)
+    else:
+        said = _n("you propose a draw between {powers} and accept it; {count} other power is asked to ACCEPT DRAW "
+                  "or REJECT DRAW ({secrecy}); it lapses at the end of {phase}",
+                  "you propose a draw between {powers} and accept it; {count} other powers are asked to ACCEPT DRAW "
+                  "or REJECT DRAW ({secrecy}); it lapses at the end of {phase}", asked, powers=between(draw),
+                  secrecy=secrecy, phase=phase_name(current.row.label))
+    ctx.accept(line, said)

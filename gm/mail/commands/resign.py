@@ -8,23 +8,26 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gm.games import GameError, masters, variant_of
+from gm.i18n import _
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.players import eject
-from gm.mail.commands import Context
-from gm.mail.outgoing.game_mail import deadline_text, queue_announcement
+from gm.mail.commands import Context, Lines
+from gm.mail.outgoing.game_mail import queue_announcement
 from gm.store.models import AuditEntry, Game, GameStatus, Player, utcnow
+from gm.view.results import moment_text
 
 NAME = "RESIGN"
 USAGE = "RESIGN"
-HELP = ("leave the game you signed on to: the GM is told, and finds a new player for your power; "
-        "before the game starts, the power is open to JOIN again")
+HELP = _("leave the game you signed on to: the GM is told, and finds a new player for your power; "
+         "before the game starts, the power is open to JOIN again")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.signed_on(line):
         return
     if args:
-        ctx.reject(line, f"usage: {USAGE} (after SIGNON: it takes no arguments)")
+        ctx.reject(line, _("usage: {usage} (after SIGNON: it takes no arguments)", usage=USAGE))
         return
     game, player = ctx.game, ctx.player
     assert game is not None and player is not None and player.power is not None
@@ -33,27 +36,32 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     try:
         eject(ctx.session, game, power, now)
     except GameError as e:  # the game is over
-        ctx.reject(line, f"{e}: there is nothing to resign from")
+        ctx.reject(line, _("{reason}: there is nothing to resign from", reason=str(e)))
         return
     ctx.lookups.forget()
     zone = rules_of(game.options).timezone
-    who = f"{player.email}, who played {power} in {game.name},"
+    values = {"address": player.email, "power": power, "game": game.name}
     if game.status == GameStatus.FORMING:
-        text = f"{who} resigned before the game started. {power} is open to JOIN again."
-        done = f"you no longer play {power} in {game.name}: the power is open to JOIN again; the GM is told"
+        text = _("{address}, who played {power} in {game}, resigned before the game started. {power} is open to "
+                 "JOIN again.", **values)
+        done = _("you no longer play {power} in {game}: the power is open to JOIN again; the GM is told", **values)
     else:
-        during = f" during {phase.row.label}" if phase is not None else ""
-        text = (f"{who} resigned{during}, on {deadline_text(now, zone)}.\n\n"
-                f"Nobody plays {power} now. Its units stay on the board; until it has a new player they take "
-                f"the rules' defaults at each deadline (hold; no builds; removals by the rules), and nobody "
-                f"waits for its orders. Its orders on file were withdrawn.\n\n"
-                f"To give it a new player: REPLACE {power} <address>. To put it in civil disorder by the "
-                f"rules of {variant_of(game).title}: CIVIL DISORDER {power}.")
-        done = f"you no longer play {power} in {game.name}; the GM is told, and will find a new player for it"
+        when = moment_text(now, zone)
+        left = (_("{address}, who played {power} in {game}, resigned during {phase}, on {when}.",
+                  phase=phase_name(phase.row.label), when=when, **values) if phase is not None else
+                _("{address}, who played {power} in {game}, resigned, on {when}.", when=when, **values))
+        text = Lines([
+            left,
+            _("Nobody plays {power} now. Its units stay on the board; until it has a new player they take the "
+              "rules' defaults at each deadline (hold; no builds; removals by the rules), and nobody waits for "
+              "its orders. Its orders on file were withdrawn.", power=power),
+            _("To give it a new player: REPLACE {power} <address>. To put it in civil disorder by the rules of "
+              "{variant}: CIVIL DISORDER {power}.", power=power, variant=variant_of(game).title)], "\n\n")
+        done = _("you no longer play {power} in {game}; the GM is told, and will find a new player for it", **values)
     gms = masters(ctx.session, game)
     if gms:
-        queue_announcement(ctx.session, game, f"{power} resigned", text, gm_address=ctx.gm_address, now=now, to=gms,
-                           kind="notice")
+        queue_announcement(ctx.session, game, _("{power} resigned", power=power), text, gm_address=ctx.gm_address,
+                           now=now, to=gms, kind="notice")
     ctx.audit("resign", {"power": power, "player": player.email})
     ctx.accept(line, done)
     # The lines after this one act for nobody: sign on again for another power.
@@ -72,5 +80,5 @@ def resigned(session: Session, game: Game, power: str, address: str, now_playing
                  if (detail or {}).get("power") == power and (detail or {}).get("player") == address), None)
     if when is None:
         return None
-    return (f"this address resigned {power} in {game.name} ({deadline_text(when, rules_of(game.options).timezone)}): "
-            "it no longer plays it")
+    return _("this address resigned {power} in {game} ({when}): it no longer plays it", power=power, game=game.name,
+             when=moment_text(when, rules_of(game.options).timezone))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from gm.games import variant_of
-from gm.lifecycle.phase_names import find_phase, read_phase
+from gm.i18n import _
+from gm.lifecycle.phase_names import find_phase, phase_name, read_phase
 from gm.lifecycle.phases import position
 from gm.mail.commands import Context
 from gm.mail.outgoing.game_mail import results_text
@@ -14,7 +15,7 @@ from gm.store.models import GamePhase
 
 NAME = "RESULTS"
 USAGE = "RESULTS [phase]   (e.g. RESULTS Spring 1901, RESULTS F1901M, RESULTS Fall 1901 retreats)"
-HELP = "the results of a past phase again; without a phase, of the last one adjudicated"
+HELP = _("the results of a past phase again; without a phase, of the last one adjudicated")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -25,24 +26,26 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if args:
         phase = read_phase(variant, " ".join(args))
         if phase is None:
-            ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
+            ctx.reject(line, _("{phase} is no phase: usage: {usage}", phase=repr(" ".join(args)), usage=USAGE))
             return
         label = variant.phase_label(phase)
         row = find_phase(ctx.session, game, phase, variant)
         if row is None:
-            ctx.reject(line, f"{game.name} has had no phase {label}")
+            ctx.reject(line, _("{game} has had no phase {phase}", game=game.name, phase=phase_name(label)))
             return
         if row.adjudicated_at is None or not row.results_json:
-            ctx.reject(line, f"{label} has not been adjudicated yet: it is the phase under way")
+            ctx.reject(line, _("{phase} has not been adjudicated yet: it is the phase under way",
+                               phase=phase_name(label)))
             return
     else:
         row = ctx.session.scalar(
             select(GamePhase).where(GamePhase.game_id == game.id, GamePhase.adjudicated_at.is_not(None))
             .order_by(GamePhase.seq.desc()).limit(1))
         if row is None or not row.results_json:
-            ctx.reject(line, f"no phase of {game.name} has been adjudicated yet")
+            ctx.reject(line, _("no phase of {game} has been adjudicated yet", game=game.name))
             return
-    text = results_text(game, variant, row.results_json, viewer=power, gm=False, before=position(row))
+    text = results_text(game, variant, row.results_json, viewer=power, gm=False, before=position(row),
+                        language=ctx.language())
     text = without_heading(text)  # the acknowledgement it goes in has its own
-    ctx.add_section(f"Results of {row.label} in {game.name}", text)
-    ctx.accept(line, f"{row.label}: see below")
+    ctx.add_section(_("Results of {phase} in {game}", phase=phase_name(row.label), game=game.name), text)
+    ctx.accept(line, _("{phase}: see below", phase=phase_name(row.label)))

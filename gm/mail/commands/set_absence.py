@@ -6,16 +6,19 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from gm.i18n import _, _n
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import move_deadline
-from gm.mail.commands import Context
+from gm.mail.commands import Context, Lines
 from gm.games import masters
-from gm.mail.outgoing.game_mail import deadline_text, queue_deadline_moved
+from gm.mail.outgoing.game_mail import queue_deadline_moved
 from gm.store.models import AuditEntry, GameStatus, utcnow
+from gm.view.results import moment_text
 
 NAME = "SET ABSENCE"
 USAGE = "SET ABSENCE <from> <to>   (dates as 2026-12-24 2027-01-02; or SET ABSENCE NONE)"
-HELP = "no deadline falls between these days (both included); NONE clears it; one absence at a time"
+HELP = _("no deadline falls between these days (both included); NONE clears it; one absence at a time")
 
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 
@@ -25,7 +28,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     game, player = ctx.game, ctx.player
     if game.status not in (GameStatus.ACTIVE, GameStatus.FORMING):
-        ctx.reject(line, f"{game.name} is over: it has no deadlines to move")
+        ctx.reject(line, _("{game} is over: it has no deadlines to move", game=game.name))
         return
     rules = rules_of(game.options)
     zone = rules.zone
@@ -34,29 +37,32 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         player.absent_from = player.absent_until = None
         _audit(ctx, None, None)
         # A deadline already moved stays where it is: players were told of it.
-        ctx.accept(line, "absence cleared" if had else "you had no absence announced")
+        ctx.accept(line, _("absence cleared") if had else _("you had no absence announced"))
         return
     if len(args) != 2:
-        ctx.reject(line, f"usage: {USAGE}")
+        ctx.reject(line, _("usage: {usage}", usage=USAGE))
         return
     days = [_day(a) for a in args]
     for text, day in zip(args, days, strict=True):
         if day is None:
-            ctx.reject(line, f"{text!r} is no date: write it as YYYY-MM-DD, e.g. 2026-12-24")
+            ctx.reject(line, _("{text} is no date: write it as YYYY-MM-DD, e.g. 2026-12-24", text=repr(text)))
             return
     first, last = days[0], days[1]
     assert first is not None and last is not None
     if last < first:
-        ctx.reject(line, f"the absence ends ({last}) before it begins ({first})")
+        ctx.reject(line, _("the absence ends ({last}) before it begins ({first})", last=last, first=first))
         return
     now = utcnow()
     today = now.astimezone(zone).date()
     if first < today:
-        ctx.reject(line, f"{first} is in the past (today is {today} in {rules.timezone})")
+        ctx.reject(line, _("{first} is in the past (today is {today} in {zone})", first=first, today=today,
+                           zone=rules.timezone))
         return
     length = (last - first).days + 1
     if length > rules.absence_days:
-        ctx.reject(line, f"{length} days is longer than this game allows: at most {rules.absence_days} days")
+        ctx.reject(line, _n("{count} day is longer than this game allows: at most {most} days",
+                            "{count} days is longer than this game allows: at most {most} days", length,
+                            most=rules.absence_days))
         return
     start = datetime(first.year, first.month, first.day, tzinfo=zone)
     end_day = last + timedelta(days=1)
@@ -64,19 +70,21 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     replaced = player.absent_from is not None and player.absent_until is not None and player.absent_until > now
     player.absent_from, player.absent_until = start, end
     _audit(ctx, start, end)
-    said = f"absent from {first} 00:00 to {last} 24:00 ({rules.timezone})"
-    if replaced:
-        said += ", in place of the absence announced before"
+    said = (_("absent from {first} 00:00 to {last} 24:00 ({zone}), in place of the absence announced before",
+              first=first, last=last, zone=rules.timezone) if replaced else
+            _("absent from {first} 00:00 to {last} 24:00 ({zone})", first=first, last=last, zone=rules.timezone))
+    deadline = None
     if game.status == GameStatus.ACTIVE:
         phase = ctx.phase()
         moved = move_deadline(ctx.session, game, now)
         if moved is not None and phase is not None:
-            said += f"; the deadline of {phase.row.label} moved to {deadline_text(moved, rules.timezone)}"
-            queue_deadline_moved(ctx.session, game, why="A player announced an absence (SET ABSENCE).",
+            deadline = _("the deadline of {phase} moved to {deadline}", phase=phase_name(phase.row.label),
+                         deadline=moment_text(moved, rules.timezone))
+            queue_deadline_moved(ctx.session, game, why=_("A player announced an absence (SET ABSENCE)."),
                                  gm_address=ctx.gm_address, gm_addresses=masters(ctx.session, game), now=now)
         elif game.deadline_at is not None:
-            said += f"; the deadline stays {deadline_text(game.deadline_at, rules.timezone)}"
-    ctx.accept(line, said)
+            deadline = _("the deadline stays {deadline}", deadline=moment_text(game.deadline_at, rules.timezone))
+    ctx.accept(line, said if deadline is None else Lines([said, deadline], "; "))
 
 
 def _day(text: str) -> date | None:

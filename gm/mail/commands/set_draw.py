@@ -4,6 +4,7 @@ proposes one, as PROPOSE DRAW does. SET NODRAW is REJECT DRAW."""
 from __future__ import annotations
 
 from gm.games import GameError, variant_of
+from gm.i18n import _
 from gm.lifecycle.draws import read_powers
 from gm.mail.commands import Context
 from gm.mail.commands.propose_draw import proposal
@@ -11,7 +12,7 @@ from gm.mail.commands.draws import between, current_draw, vote_line
 
 NAME = "SET DRAW"
 USAGE = "SET DRAW [<power> <power> ...]"
-HELP = "njudge's spelling: accept the open draw if it names the same powers, else propose one (as PROPOSE DRAW)"
+HELP = _("njudge's spelling: accept the open draw if it names the same powers, else propose one (as PROPOSE DRAW)")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -29,7 +30,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             ctx.reject(line, str(e))
             return
         if wanted != draw.powers:
-            ctx.reject(line, f"the draw open is between {between(draw)}, not {', '.join(wanted)}: ACCEPT DRAW "
-                             "or REJECT DRAW it first (one rejection ends it; then SET DRAW proposes yours)")
+            ctx.reject(line, _("the draw open is between {powers}, not {wanted}: ACCEPT DRAW or REJECT DRAW it first "
+                               "(one rejection ends it; then SET DRAW proposes yours)", powers=between(draw),
+                               wanted=", ".join(wanted)))
             return
     vote_line(ctx, line, accept=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gm.i18n import LANGUAGES, _, known_language, language_name
 from gm.mail.commands import Context
-from gm.store.languages import choose
+from gm.view.languages import choose
 
 NAME = "SET LANGUAGE"
 USAGE = "SET LANGUAGE " + " | ".join(LANGUAGES) + " | GAME"

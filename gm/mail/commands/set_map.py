@@ -1,6 +1,7 @@
 """SET MAP COLOURBLIND | RULEBOOK | GAME: the colours of the maps mailed to you."""
 from __future__ import annotations
 
+from gm.i18n import _
 from gm.mail.commands import Context
 from gm.mail.outgoing.mail_maps import map_palette
 from gm.maps.render import PALETTES
@@ -8,8 +9,8 @@ from gm.store.models import AuditEntry
 
 NAME = "SET MAP"
 USAGE = "SET MAP COLOURBLIND | RULEBOOK | GAME"
-HELP = ("the colours of your maps: a colour-blind-safe set, the rulebook's, or whatever the game uses "
-        "(the default)")
+HELP = _("the colours of your maps: a colour-blind-safe set, the rulebook's, or whatever the game uses "
+         "(the default)")
 
 _WORDS = {"colourblind": "colourblind", "colorblind": "colourblind", "colour-blind": "colourblind",
           "color-blind": "colourblind", "rulebook": "rulebook", "game": None, "default": None}
@@ -20,7 +21,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         return
     word = " ".join(args).strip().lower()
     if word not in _WORDS:
-        ctx.reject(line, f"usage: {USAGE}")
+        ctx.reject(line, _("usage: {usage}", usage=USAGE))
         return
     chosen = _WORDS[word]
     assert chosen is None or chosen in PALETTES
@@ -29,5 +30,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.session.add(AuditEntry(game_id=ctx.game.id, actor=ctx.message.sender, action="set map",
                                    detail={"power": ctx.player.power, "palette": chosen}))
         ctx.changed = True
-    shown = chosen or f"the game's ({map_palette(ctx.game)})"
-    ctx.accept(line, f"maps for {ctx.player.power} in {shown} colours")
+    if chosen is None:
+        ctx.accept(line, _("maps for {power} in the game's ({palette}) colours", power=ctx.player.power,
+                           palette=map_palette(ctx.game)))
+    else:
+        ctx.accept(line, _("maps for {power} in {palette} colours", power=ctx.player.power, palette=chosen))

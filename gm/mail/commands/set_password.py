@@ -2,12 +2,13 @@
 SIGNON MASTER, your own GM password)."""
 from __future__ import annotations
 
+from gm.i18n import _
 from gm.mail.commands import Context, masked
 from gm.store.models import AuditEntry
 
 NAME = "SET PASSWORD"
 USAGE = "SET PASSWORD <new password>"
-HELP = "change your password (after SIGNON); one change a mail"
+HELP = _("change your password (after SIGNON); one change a mail")
 TAKES_PASSWORD = True
 NEW_PASSWORD = True  # its password is hashed before the mail's transaction (see gm.mail.ingest)
 
@@ -17,10 +18,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if ctx.master is None and not ctx.signed_on(shown):
         return
     if len(args) != 1:
-        ctx.reject(shown, f"usage: {USAGE} (one word, no spaces)")
+        ctx.reject(shown, _("usage: {usage} (one word, no spaces)", usage=USAGE))
         return
     if ctx.master is not None and ctx.master.id is None:
-        ctx.reject(shown, "the command line has no GM password to change")
+        ctx.reject(shown, _("the command line has no GM password to change"))
         return
     password_hash = ctx.new_password_hash(shown, args[0])
     if password_hash is None:
@@ -30,11 +31,11 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.session.add(AuditEntry(game_id=ctx.master.game_id, actor=ctx.master.email, action="set password",
                                    detail={"master": ctx.master.email}))
         ctx.changed = True
-        ctx.accept(shown, "your GM password changed")
+        ctx.accept(shown, _("your GM password changed"))
         return
     assert ctx.player is not None
     ctx.player.password_hash = password_hash
     ctx.session.add(AuditEntry(game_id=ctx.player.game_id, actor=ctx.message.sender, action="set password",
                                detail={"power": ctx.player.power}))
     ctx.changed = True
-    ctx.accept(shown, "password changed")
+    ctx.accept(shown, _("password changed"))

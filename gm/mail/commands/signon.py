@@ -9,10 +9,12 @@ from sqlalchemy import select
 from gm.engine.parse import resolve_power
 from gm.engine.variant import Variant
 from gm.games import MASTER_LETTER, active_masters, power_letters, variant_of
+from gm.i18n import _, _n
 from gm.mail.intake.auth import CHECKS_PER_MAIL, MASTER, check_password, report_failures
-from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, masked
+from gm.mail.commands import NO_SUCH_GAME, Context, LineResult, Lines, masked
 from gm.mail.commands.master.replace import replaced
 from gm.mail.commands.resign import resigned
+from gm.mail.commands.unknown_command import did_you_mean
 from gm.mail.intake.dkim import refusal as dkim_refusal
 from gm.store import failing
 from gm.store.models import Game, Master, Player
@@ -21,8 +23,8 @@ from gm.store.passwords import hash_password, needs_rehash
 NAME = "SIGNON"
 USAGE = ("SIGNON <power> <game> <password>   (also njudge's SIGNON <letter><game> <password>; "
          "a GM: SIGNON MASTER <game> <password>)")
-HELP = ("sign on to a game as a power (or as its GM, also as njudge's SIGNON M<game> <password>); the lines "
-        "after it act for that power")
+HELP = _("sign on to a game as a power (or as its GM, also as njudge's SIGNON M<game> <password>); the lines "
+         "after it act for that power")
 TAKES_PASSWORD = True
 NEEDS_DKIM = True  # ingest verifies the DKIM signatures of mail with this command (see gm.mail.intake.dkim)
 NOBODY = "(nobody)"  # the owner of lines no address is shown (a wrong GM password from a stranger)
@@ -36,14 +38,14 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     ctx.line_owner = None
     shown = masked(line)
     if len(args) < 2:
-        ctx.refuse_sign_on(shown, f"usage: {USAGE}")
+        ctx.refuse_sign_on(shown, _("usage: {usage}", usage=USAGE))
         return
     password = args[-1]
     if len(args) == 3 and args[0].upper() in ("MASTER", MASTER_LETTER):
         _sign_on_master(ctx, args[1], password, shown)
         return
     if len(args) == 2 and args[0].upper() == "MASTER":
-        ctx.refuse_sign_on(shown, "usage: SIGNON MASTER <game> <password>")
+        ctx.refuse_sign_on(shown, _("usage: {usage}", usage="SIGNON MASTER <game> <password>"))
         return
     if len(args) == 2:  # njudge: 'SIGNON Fgame password', 'SIGNON Mgame password' for the GM
         code, game_name = args[0][:1].upper(), args[0][1:]
@@ -57,7 +59,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         ctx.tried_game = game
         power = power_letters(variant_of(game)).get(code)
         if power is None:
-            ctx.refuse_sign_on(shown, f"{game.name} has no power of that letter: {letters_text(variant_of(game))}")
+            ctx.refuse_sign_on(shown, _("{game} has no power of that letter: {letters}", game=game.name,
+                                        letters=letters_text(variant_of(game))))
             return
     else:
         game = ctx.lookups.game(args[-2])
@@ -71,7 +74,8 @@ def run(ctx: Context, args: list[str], line: str) -> None:
         if power is None and len(named) == 1:  # 'SIGNON F ae1 password': a letter
             power = power_letters(variant).get(named.upper())
         if power is None:
-            ctx.refuse_sign_on(shown, f"{game.name} has no such power: {_nearest_powers(variant, named)}")
+            ctx.refuse_sign_on(shown, _("{game} has no such power: {nearest}", game=game.name,
+                                        nearest=_nearest_powers(variant, named)))
             return
     player = ctx.lookups.player(game, power)
     left = resigned(ctx.session, game, power, ctx.message.sender, player) or replaced(
@@ -84,16 +88,17 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     owner = player.email if player is not None else None
     found = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game.id, power,
                            [player.password_hash] if player is not None else [], password)
+    target = _("{power} in {game}", power=power, game=game.name)
     if found is None or player is None:
-        _refused(ctx, shown, f"{power} in {game.name}", owner, f"wrong password for {power} in {game.name}")
+        _refused(ctx, shown, target, owner, _("wrong password for {power} in {game}", power=power, game=game.name))
         return
     ctx.sign_on(player, game)
     ctx.tried_game = None
     _rehash(ctx, player, password)
-    _signed_on(ctx, shown, f"{power} in {game.name}", owner, f"signed on as {power} in {game.name}")
+    _signed_on(ctx, shown, target, owner, _("signed on as {power} in {game}", power=power, game=game.name))
     warning = report_failures(ctx.session, ctx.lookups.auth_failures, player)
     if warning:
-        ctx.private_sections.append((player.email, "Warning", warning))
+        ctx.private_sections.append((player.email, _("Warning"), warning))
     _tell_failing(ctx, player.email)
 
 
@@ -103,13 +108,14 @@ def _tell_failing(ctx: Context, address: str) -> None:
     mark = failing.marks(ctx.session, [address]).get(address)
     if mark is None:
         return
-    text = f"The judge's mail to {address} has been coming back undelivered since {mark.since:%Y-%m-%d %H:%M} UTC. "
+    undelivered = _("The judge's mail to {address} has been coming back undelivered since {since} UTC.",
+                    address=address, since=f"{mark.since:%Y-%m-%d %H:%M}")
     if address == ctx.message.sender:
-        text += "Your mail from that address arrived, so the judge takes it that it works again."
+        then = _("Your mail from that address arrived, so the judge takes it that it works again.")
     else:
-        text += ("To have your mail sent to another address, sign on and send SET ADDRESS <address>: a code "
+        then = _("To have your mail sent to another address, sign on and send SET ADDRESS <address>: a code "
                  "goes to the new address to confirm it.")
-    ctx.private_sections.append((address, "Your mail is not arriving", text))
+    ctx.private_sections.append((address, _("Your mail is not arriving"), Lines([undelivered, then], " ")))
 
 
 def _rehash(ctx: Context, holder: Player | Master, password: str) -> None:
@@ -136,14 +142,15 @@ def _signed_on(ctx: Context, shown: str, target: str, owner: str, done: str) -> 
     if owner == ctx.message.sender:
         ctx.accept(shown, done)
     else:
-        _answered_elsewhere(ctx, LineResult(shown, True, f"{done} (from {ctx.message.sender})", owner), target)
+        _answered_elsewhere(ctx, LineResult(shown, True, _("{done} (from {address})", done=done,
+                                                           address=ctx.message.sender), owner), target)
 
 
 def _answered_elsewhere(ctx: Context, result: LineResult, target: str) -> None:
     """A sign-on from an address that is not its owner's: the owner's answer says what became of
     it; the sender, and any other address the mail is answered at, only where the answer went, and
     whether mail to that address comes back (the same whether the password was right or not)."""
-    result.elsewhere = f"answered at the address registered for {target}"
+    result.elsewhere = _("answered at the address registered for {target}", target=target)
     ctx.results.append(result)
     ctx.elsewhere.append(target)
     if result.owner and result.owner != NOBODY and failing.marks(ctx.session, [result.owner]):
@@ -154,7 +161,7 @@ def letters_text(variant: Variant) -> str:
     """'Austria (A), England (E), ...; the GM M': every power's letter, in the variant's order."""
     by_power = {power: letter for letter, power in power_letters(variant).items()}
     shown = ", ".join(f"{power} ({by_power[power]})" for power in variant.great_powers if power in by_power)
-    return f"{shown}; the GM {MASTER_LETTER}"
+    return _("{letters}; the GM {letter}", letters=shown, letter=MASTER_LETTER)
 
 
 def _nearest_powers(variant: Variant, written: str) -> str:
@@ -162,7 +169,9 @@ def _nearest_powers(variant: Variant, written: str) -> str:
     never what was written)."""
     near = difflib.get_close_matches(written.lower(), [p.lower() for p in variant.great_powers], n=3, cutoff=0.5)
     named = [p for p in variant.great_powers if p.lower() in near]
-    return f"did you mean {' or '.join(named)}?" if named else f"its powers are {', '.join(variant.great_powers)}"
+    if not named:
+        return _("its powers are {powers}", powers=", ".join(variant.great_powers))
+    return did_you_mean(named)
 
 
 def _no_game(ctx: Context, written: str, before: list[str]) -> str:
@@ -170,8 +179,9 @@ def _no_game(ctx: Context, written: str, before: list[str]) -> str:
     or the power and the game the other way round (names from the database only)."""
     swapped = ctx.lookups.game(before[0]) if len(before) == 1 else None
     if swapped is not None:
-        return f"{NO_SUCH_GAME}; {swapped.name} is a game: write SIGNON <power> {swapped.name} <password>"
-    return NO_SUCH_GAME + _nearest_games(ctx, written)
+        return _("{no_such_game}; {game} is a game: write SIGNON <power> {game} <password>", no_such_game=NO_SUCH_GAME,
+                 game=swapped.name)
+    return _nearest_games(ctx, written)
 
 
 def _no_game_for_letter(ctx: Context, args: list[str]) -> str:
@@ -180,15 +190,19 @@ def _no_game_for_letter(ctx: Context, args: list[str]) -> str:
     for written in args:
         game = ctx.lookups.game(written)
         if game is not None:
-            return (f"{NO_SUCH_GAME}; {game.name} is a game: write SIGNON <power> {game.name} <password>, or "
-                    f"SIGNON <letter>{game.name} <password> with a letter of {letters_text(variant_of(game))}")
-    return NO_SUCH_GAME + _nearest_games(ctx, args[0][1:])
+            return _("{no_such_game}; {game} is a game: write SIGNON <power> {game} <password>, or "
+                     "SIGNON <letter>{game} <password> with a letter of {letters}", no_such_game=NO_SUCH_GAME,
+                     game=game.name, letters=letters_text(variant_of(game)))
+    return _nearest_games(ctx, args[0][1:])
 
 
 def _nearest_games(ctx: Context, written: str) -> str:
+    """NO_SUCH_GAME, with the games whose names are near `written`."""
     names = list(ctx.session.scalars(select(Game.name)))
     near = difflib.get_close_matches(written.lower(), names, n=3, cutoff=0.5)
-    return f"; the nearest: {', '.join(near)}" if near else ""
+    if not near:
+        return NO_SUCH_GAME
+    return _("{no_such_game}; the nearest: {games}", no_such_game=NO_SUCH_GAME, games=", ".join(near))
 
 
 def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> None:
@@ -196,24 +210,25 @@ def _sign_on_master(ctx: Context, game_name: str, password: str, shown: str) -> 
     the address of the GM whose password it is, whatever address the mail came from."""
     game = ctx.lookups.game(game_name)
     if game is None:
-        ctx.refuse_sign_on(shown, NO_SUCH_GAME + _nearest_games(ctx, game_name))
+        ctx.refuse_sign_on(shown, _nearest_games(ctx, game_name))
         return
     ctx.tried_game = game
     if not _may_check_password(ctx, game, shown):
         return
     masters = [m for m in active_masters(ctx.session, game) if m.password_hash]
-    target = f"the GM of {game.name}"
+    target = _("the GM of {game}", game=game.name)
     found = check_password(ctx.lookups.auth_failures, ctx.verifier, ctx.message.sender, game.id, MASTER,
                            [m.password_hash or "" for m in masters], password)
     if found is None:
         # The GMs' answers go to their own addresses: a sender that is none of them learns nothing.
         own = ctx.message.sender if any(m.email == ctx.message.sender for m in masters) else NOBODY
-        _refused(ctx, shown, target, own if masters else None, f"wrong password for the GM in {game.name}")
+        _refused(ctx, shown, target, own if masters else None,
+                 _("wrong password for the GM in {game}", game=game.name))
         return
     ctx.sign_on_master(masters[found], game)
     ctx.tried_game = None
     _rehash(ctx, masters[found], password)
-    _signed_on(ctx, shown, target, masters[found].email, f"signed on as GM of {game.name}")
+    _signed_on(ctx, shown, target, masters[found].email, _("signed on as GM of {game}", game=game.name))
 
 
 def _may_check_password(ctx: Context, game: Game, shown: str) -> bool:
@@ -222,7 +237,8 @@ def _may_check_password(ctx: Context, game: Game, shown: str) -> bool:
     that a forged mail costs the player no failed try, or when the mail has had its checks."""
     why = dkim_refusal(game.name, game.require_dkim, ctx.dkim)
     if why is None and ctx.password_checks >= CHECKS_PER_MAIL:
-        why = f"at most {CHECKS_PER_MAIL} sign-ons are read in one mail"
+        why = _n("at most {count} sign-on is read in one mail", "at most {count} sign-ons are read in one mail",
+                 CHECKS_PER_MAIL)
     if why is not None:
         ctx.refuse_sign_on(shown, why)
         return False

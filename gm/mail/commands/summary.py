@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from gm.engine.model import GameState
 from gm.games import variant_of
+from gm.i18n import _, _n
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.overview import orders_on_file
 from gm.lifecycle.phases import position_at_end
-from gm.mail.commands import Context
+from gm.lifecycle.ending import outcome_text
+from gm.mail.commands import Context, Lines
 
 NAME = "SUMMARY"
 USAGE = "SUMMARY"
-HELP = "the current position (once the game is over, the final one): every power's units and supply centres"
+HELP = _("the current position (once the game is over, the final one): every power's units and supply centres")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -22,25 +25,32 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     phase = ctx.phase()
     final = position_at_end(ctx.session, game)
     if final is not None:
-        label = f"after {final.row.label}" if final.after_results else final.row.label
-        lines = [f"The final position ({game.outcome or 'the game is over'}), {label}", *position_lines(final.state)]
+        outcome = outcome_text(game.outcome) or _("the game is over")
+        label = phase_name(final.row.label)
+        lines: list[object] = [
+            _("The final position ({outcome}), after {phase}", outcome=outcome, phase=label) if final.after_results
+            else _("The final position ({outcome}), {phase}", outcome=outcome, phase=label),
+            *position_lines(final.state)]
     elif phase is not None:
-        lines = [phase.row.label, *position_lines(phase.state)]
+        lines = [phase_name(phase.row.label), *position_lines(phase.state)]
         if gm:
             lines += ["", *orders_on_file(ctx.session, game, phase, on_file=ctx.lookups.on_file)]
     else:
-        ctx.reject(line, f"{game.name} has not started")
+        ctx.reject(line, _("{game} has not started", game=game.name))
         return
-    ctx.add_section(f"Summary of {game.name} ({variant_of(game).title})", "\n".join(lines))
-    ctx.accept(line, "see below")
+    ctx.add_section(_("Summary of {game} ({variant})", game=game.name, variant=variant_of(game).title), Lines(lines))
+    ctx.accept(line, _("see below"))
 
 
-def position_lines(state: GameState) -> list[str]:
+def position_lines(state: GameState) -> list[object]:
     """Each power's units and supply centres, a line each."""
     owners = sorted({u.power for u in state.units.values()} | set(state.supply_centres.values()))
-    lines = []
+    lines: list[object] = []
     for power in owners:
         units = ", ".join(sorted(str(u) for u in state.units_of(power))) or "-"
         centres = state.centres_of(power)
-        lines.append(f"  {power}: {units}; {len(centres)} centres ({', '.join(centres)})")
+        # TRANSLATORS: a power's units, then its supply centres: 'France: A PAR, F BRE; 2 centres (BRE, PAR)'
+        lines.append(Lines(["  ", _n("{power}: {units}; {count} centre ({centres})",
+                                     "{power}: {units}; {count} centres ({centres})", len(centres),
+                                     power=power, units=units, centres=", ".join(centres))], ""))
     return lines

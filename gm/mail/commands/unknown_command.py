@@ -13,7 +13,9 @@ from __future__ import annotations
 import difflib
 from functools import cache
 
+from gm.engine.notation.languages import LANGUAGES, vocabulary
 from gm.engine.parse import KEYWORDS, TYPES, _norm
+from gm.i18n import _
 from gm.variants import REGISTRY, load_variant
 
 CUTOFF = 0.75  # difflib ratio a first word must reach to be taken for a misspelt command
@@ -29,8 +31,12 @@ ORDER_WORDS = frozenset({
 
 @cache
 def order_words() -> frozenset[str]:
-    """Every word an order line may start with, in any variant."""
+    """Every word an order line may start with, in any variant and any language players write
+    orders in ('Baue A Mar', 'Construit F Bre')."""
     words = set(ORDER_WORDS) | set(KEYWORDS) | set(TYPES)
+    for language in LANGUAGES:
+        own = vocabulary(language)
+        words.update(own.keywords, own.types)
     for name in REGISTRY:
         variant = load_variant(name)
         for p in variant.map.provinces.values():
@@ -39,6 +45,10 @@ def order_words() -> frozenset[str]:
         for pw in variant.powers.values():
             for text in filter(None, (pw.name, pw.adjective, *pw.aliases)):
                 words.update(_norm(text).split())
+        for local in variant.languages.values():
+            for n in (*local.provinces.values(), *local.powers.values()):
+                for text in filter(None, (n.name, n.abbr, n.adjective, *n.aliases)):
+                    words.update(_norm(text).split())
     return frozenset(words)
 
 
@@ -60,7 +70,8 @@ def unknown_command(line: str, names: list[str]) -> str | None:
         alike = [n for n in names if n.split()[0] == one]
         near = difflib.get_close_matches(shown, alike, n=SUGGESTIONS, cutoff=NEAR)
         if not near and alike:
-            return f"unknown command {shown!r}: the {one} commands are {', '.join(alike)} (HELP lists them all)"
+            return _("unknown command {command}: the {word} commands are {commands} (HELP lists them all)",
+                     command=repr(shown), word=one, commands=", ".join(alike))
     else:
         if not one.isalpha() or len(one) < 3 or one.lower() in order_words():
             return None
@@ -91,7 +102,17 @@ def unknown_word(line: str, names: list[str]) -> str | None:
 
 
 def _answer(shown: str, near: list[str]) -> str:
-    said = f"unknown command {shown!r}"
     if near:
-        said += f": did you mean {' or '.join(near)}?"
-    return said + " (HELP lists the commands)"
+        return _("unknown command {command}: {did_you_mean} (HELP lists the commands)", command=repr(shown),
+                 did_you_mean=did_you_mean(near))
+    return _("unknown command {command} (HELP lists the commands)", command=repr(shown))
+
+
+def did_you_mean(names: list[str]) -> str:
+    """'did you mean A or B?', of one to three names."""
+    if len(names) == 1:
+        return _("did you mean {first}?", first=names[0])
+    if len(names) == 2:
+        return _("did you mean {first} or {second}?", first=names[0], second=names[1])
+    return _("did you mean {first} or {second} or {third}?", first=names[0], second=names[1],
+             third=" or ".join(names[2:]))

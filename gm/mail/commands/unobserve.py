@@ -1,19 +1,20 @@
 """UNOBSERVE <game>: the sender's address no longer observes the game (see OBSERVE)."""
 from __future__ import annotations
 
-from gm.mail.commands import NO_SUCH_GAME, Context
+from gm.i18n import _, translated
+from gm.mail.commands import NO_SUCH_GAME, Context, confirmations
 from gm.mail.commands.observe import KIND, audit, observing
 from gm.mail.outgoing.reply import render_notice
 from gm.store.models import utcnow
 
 NAME = "UNOBSERVE"
 USAGE = "UNOBSERVE <game>"
-HELP = "stop observing a game: its mail no longer comes to this address"
+HELP = _("stop observing a game: its mail no longer comes to this address")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if len(args) != 1:
-        ctx.refuse_sign_on(line, f"usage: {USAGE}")
+        ctx.refuse_sign_on(line, _("usage: {usage}", usage=USAGE))
         return
     game = ctx.lookups.game(args[0])
     if game is None:
@@ -22,10 +23,11 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     sender = ctx.message.sender
     observer = observing(ctx, game, sender)
     if observer is None:
-        ctx.refuse_sign_on(line, f"this address does not observe {game.name}")
+        ctx.refuse_sign_on(line, _("this address does not observe {game}", game=game.name))
         return
     observer.left_at = utcnow()
     audit(ctx, game, "unobserve", sender)
-    ctx.accept(line, f"this address no longer observes {game.name}")
-    ctx.notify(sender, f"gm: you no longer observe {game.name}",
-               render_notice("observer", gm_address=ctx.gm_address, game=game.name, observing=False), kind=KIND)
+    ctx.accept(line, _("this address no longer observes {game}", game=game.name))
+    lang = confirmations.language(ctx, sender, game)
+    ctx.notify(sender, translated(_("gm: you no longer observe {game}", game=game.name), lang),
+               render_notice("observer", lang, gm_address=ctx.gm_address, game=game.name, observing=False), kind=KIND)

@@ -1,15 +1,17 @@
 """WAIT: keep the current phase open until its deadline, even once every power's orders are in."""
 from __future__ import annotations
 
+from gm.i18n import _
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.house_rules import rules_of
 from gm.mail.commands import Context
-from gm.mail.outgoing.game_mail import deadline_text
+from gm.view.results import moment_text
 
 NAME = "WAIT"
 ALIASES = ("SET WAIT",)  # njudge's spelling
 USAGE = "WAIT"
-HELP = ("this phase is not to end before its deadline, even when all orders are in (NOWAIT undoes it; "
-        "njudge's SET WAIT too)")
+HELP = _("this phase is not to end before its deadline, even when all orders are in (NOWAIT undoes it; "
+         "njudge's SET WAIT too)")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -22,7 +24,7 @@ def set_waiting(ctx: Context, line: str, waiting: bool) -> None:
         return
     phase = ctx.phase()
     if phase is None:
-        ctx.reject(line, f"{ctx.game.name} has no phase under way")
+        ctx.reject(line, _("{game} has no phase under way", game=ctx.game.name))
         return
     ctx.player.waiting = waiting
     # The scheduler looks again: with WAIT it no longer ends the phase early; with NOWAIT and
@@ -30,8 +32,11 @@ def set_waiting(ctx: Context, line: str, waiting: bool) -> None:
     ctx.lookups.orders_changed.add(ctx.game.id)
     ctx.changed = True
     if not waiting:
-        ctx.accept(line, f"{phase.row.label} may end as soon as every power's orders are in")
+        ctx.accept(line, _("{phase} may end as soon as every power's orders are in", phase=phase_name(phase.row.label)))
         return
     deadline = phase.row.deadline_at or ctx.game.deadline_at
-    until = f" ({deadline_text(deadline, rules_of(ctx.game.options).timezone)})" if deadline is not None else ""
-    ctx.accept(line, f"{phase.row.label} will not end before its deadline{until}")
+    if deadline is None:
+        ctx.accept(line, _("{phase} will not end before its deadline", phase=phase_name(phase.row.label)))
+    else:
+        ctx.accept(line, _("{phase} will not end before its deadline ({deadline})", phase=phase_name(phase.row.label),
+                           deadline=moment_text(deadline, rules_of(ctx.game.options).timezone)))

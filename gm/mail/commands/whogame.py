@@ -4,13 +4,15 @@ the addresses."""
 from __future__ import annotations
 
 from gm.games import active_players, masters, variant_of
-from gm.mail.commands import NO_SUCH_GAME, Context
+from gm.i18n import _, _p
+from gm.lifecycle.overview import status_word
+from gm.mail.commands import NO_SUCH_GAME, Context, Lines
 from gm.store.models import Game
 
 NAME = "WHOGAME"
 ALIASES = ("WHOIS",)
 USAGE = "WHOGAME <game>   (or WHOIS <game>; after SIGNON the game may be left out)"
-HELP = "who plays which power in a game (only which powers are taken, in an anonymous game)"
+HELP = _("who plays which power in a game (only which powers are taken, in an anonymous game)")
 ANONYMOUS = "anonymous"  # the game option: WHOGAME shows no player's address
 
 
@@ -22,11 +24,11 @@ def game_asked(ctx: Context, args: list[str], line: str, name: str, usage: str) 
     """The game a `name [game]` line asks about (WHOGAME, INFO): the one named, else the one the
     mail signed on to; None, the line refused, if there is none."""
     if len(args) > 1:
-        ctx.reject(line, f"usage: {usage}")
+        ctx.reject(line, _("usage: {usage}", usage=usage))
         return None
     if not args:
         if ctx.game is None:
-            ctx.reject(line, f"which game? usage: {usage}")
+            ctx.reject(line, _("which game? usage: {usage}", usage=usage))
         return ctx.game
     game = ctx.lookups.game(args[0])
     if game is None:
@@ -51,20 +53,24 @@ def run(ctx: Context, args: list[str], line: str) -> None:
             if p.civil_disorder:
                 disorder.add(p.power)
     width = max(len(p) for p in variant.great_powers)
-    lines = [f"{game.name}: {variant.title}, {game.status}" + (" (an anonymous game)" if anonymous(game) else "")]
+    status = status_word(game.status)
+    lines: list[object] = [
+        _("{game}: {variant}, {status} (an anonymous game)", game=game.name, variant=variant.title, status=status)
+        if anonymous(game) else _("{game}: {variant}, {status}", game=game.name, variant=variant.title, status=status)]
     for power in variant.great_powers:
         if power not in players:
-            who = "open" if game.status == "forming" else "nobody plays it"
+            who = _p("a power", "open") if game.status == "forming" else _("nobody plays it")
         elif hidden:
-            who = "taken"
+            who = _p("a power", "taken")
         else:
             who = ", ".join(players[power])
         if power in disorder:
-            who += " (civil disorder)"
-        lines.append(f"  {power + ':':<{width + 1}} {who}")
+            # TRANSLATORS: {who} is who plays a power (addresses, or 'taken'), e.g. 'taken (civil disorder)'
+            who = _("{who} (civil disorder)", who=who)
+        lines.append(Lines([f"  {power + ':':<{width + 1}} ", who], ""))
     gms = masters(ctx.session, game)
-    lines.append(f"GM: {', '.join(gms) if gms else 'none'}")
+    lines.append(_("GM: {addresses}", addresses=", ".join(gms)) if gms else _("GM: none"))
     if hidden:
-        lines.append("Players' addresses are not shown in an anonymous game.")
-    ctx.add_section(f"Who plays {game.name}", "\n".join(lines))
-    ctx.accept(line, "see below")
+        lines.append(_("Players' addresses are not shown in an anonymous game."))
+    ctx.add_section(_("Who plays {game}", game=game.name), Lines(lines))
+    ctx.accept(line, _("see below"))

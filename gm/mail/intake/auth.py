@@ -19,6 +19,7 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from gm.i18n import _, _n
 from gm.mail.budget import WINDOW
 from gm.store.models import AuditEntry, AuthFailure, Player, utcnow
 from gm.store.passwords import PasswordVerifier
@@ -104,15 +105,16 @@ def report_failures(session: Session, failures: Failures, player: Player) -> str
     )
     when = first.strftime("%Y-%m-%d %H:%M UTC") if count == 1 else (
         f"{first.strftime('%Y-%m-%d %H:%M')} - {last.strftime('%Y-%m-%d %H:%M UTC')}")
-    return (f"warning: {count} wrong password{'s' if count > 1 else ''} for {player.power} "
-            f"{'was' if count == 1 else 'were'} sent to the judge ({when}); if that was not you, "
-            "someone is guessing: keep your password long and private")
+    return _n("warning: {count} wrong password for {power} was sent to the judge ({when}); if that was not you, "
+              "someone is guessing: keep your password long and private",
+              "warning: {count} wrong passwords for {power} were sent to the judge ({when}); if that was not you, "
+              "someone is guessing: keep your password long and private", count, power=player.power, when=when)
 
 
 def new_password_refused(session: Session, sender: str, set_in_this_mail: int) -> str | None:
     """Why a new password (JOIN, SET PASSWORD) may not be set now, or None."""
     if set_in_this_mail >= NEW_PER_MAIL:
-        return "one new password a mail (JOIN or SET PASSWORD): send this line in a mail of its own"
+        return _("one new password a mail (JOIN or SET PASSWORD): send this line in a mail of its own")
     recent = session.scalar(
         select(func.count()).select_from(AuditEntry).where(
             AuditEntry.actor == sender,
@@ -121,5 +123,5 @@ def new_password_refused(session: Session, sender: str, set_in_this_mail: int) -
         )
     )
     if (recent or 0) >= NEW_PER_SENDER:
-        return "too many new passwords from this address: try again in an hour"
+        return _("too many new passwords from this address: try again in an hour")
     return None

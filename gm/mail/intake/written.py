@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gm.view.results import phase_words
+from gm.i18n import LANGUAGES, translated
+from gm.view.results import phase_words, season_year
 from gm.mail.intake.message import InboundMessage
 from gm.store.models import Game, GamePhase, OutboundMail
 
@@ -76,14 +77,19 @@ def _named_phases(session: Session, message: InboundMessage, game: Game) -> list
     out = []
     seasons: dict[str, datetime] = {}
     for label, opened, adjudicated in rows:
-        if subject and adjudicated is not None and re.search(rf"\b{re.escape(phase_words(label))}\b", subject):
+        # the subject is in the language its reader reads: any of them
+        if subject and adjudicated is not None and _names(phase_words(label), subject):
             out.append(adjudicated)
         season = label.partition(",")[0]
-        if subject and re.search(rf"\b{re.escape(season)}\b", subject):
+        if subject and _names(season_year(label), subject):
             seasons[season] = min(opened, seasons.get(season, opened))
         if _quoted_patterns(game, label).search(message.body):
             out.append(opened)
     return out + list(seasons.values())
+
+
+def _names(words: str, subject: str) -> bool:
+    return any(re.search(rf"\b{re.escape(translated(words, language))}\b", subject) for language in LANGUAGES)
 
 
 def before(moment: datetime, opened: datetime, allowance: timedelta = timedelta(0)) -> bool:

@@ -6,13 +6,14 @@ Every such mail is threaded under one Message-ID per game (`thread_id`), so that
 program shows a game as one conversation. A player's copy of the results holds the public results
 and that player's own secret allocations only; the GM's copy adds every allocation. Rows go to the
 outbox in the caller's transaction, so that a phase is adjudicated and announced together or not
-at all."""
+at all. Each reader reads its mail in their own language (gm.view.languages): what every reader
+of a mail shares is rendered once for each language among them."""
 from __future__ import annotations
 
 import logging
 import re
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -24,10 +25,12 @@ from sqlalchemy.orm import Session
 from gm.engine.model import RETREATS, GameState, PhaseKind
 from gm.engine.variant import Variant
 from gm.games import active_players, current_phase, masters, observers, power_letters, variant_of
+from gm.i18n import ENGLISH, _, _n, translated
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.ending import FINAL_POSITION, centre_table
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.phases import FINAL_KEY, PhaseEnd, Progress, owed, position, position_at_end
-from gm.lifecycle.report import annotated
+from gm.lifecycle.report import annotated, stored
 from gm.lifecycle.rollback import rolled_back_labels
 from gm.maps.art import has_art
 from gm.mail.outgoing.mail_maps import map_attachment, map_palette, reader_palette
@@ -35,6 +38,7 @@ from gm.view.press import describe as describe_press
 from gm.view.press import press_kind
 from gm.mail.outgoing.reply import NOTICE_HEADING, RESULTS_HEADING, render, without_heading
 from gm.store import failing
+from gm.view.languages import languages_of
 from gm.store.models import Game, GamePhase, GameStatus, OutboundMail, Player, new_message_id
 from gm.view.reader import GM, PUBLIC, Reader
 from gm.view.results import deadline_text, due, order_entry, phase_words, season_year, section, special_orders
@@ -62,15 +66,25 @@ def thread_id(game: Game, gm_address: str) -> str:
 # --- words -----------------------------------------------------------------------------------------
 
 
-def results_subject(game: Game, reports: Sequence[dict[str, Any]]) -> str:
+def game_subject(game: Game, words: str, language: str = ENGLISH) -> str:
+    """'[game] <words>': the subject of a mail about `game`, its words (a Text) in `language`."""
+    return f"[{game.name}] {translated(words, language)}"
+
+
+def _results_words(reports: Sequence[dict[str, Any]]) -> str:
+    first, *rest = (phase_words(r["phase"]) for r in reports)
+    words = _("{results}: game over", results=first) if any(r.get("ended") for r in reports) else first
+    if any(r.get("correction") for r in reports):
+        words = _("Correction: {results}", results=words)
+    # TRANSLATORS: a mail's subject: the results of a phase, then of those ended with it
+    return _("{results} (and {others})", results=words, others=rest) if rest else words
+
+
+def results_subject(game: Game, reports: Sequence[dict[str, Any]], language: str = ENGLISH) -> str:
     """'[game] Spring 1901 results'; for several phases at once, the first with the others after:
     '[game] Fall 1901 results (and Fall 1901 retreats, Winter 1901 adjustments)'; results that
-    replace those of a phase rolled back: '[game] Correction: Spring 1901 results'."""
-    first, *rest = (phase_words(r["phase"]) for r in reports)
-    if any(r.get("ended") for r in reports):
-        first += ": game over"
-    correction = "Correction: " if any(r.get("correction") for r in reports) else ""
-    return f"[{game.name}] {correction}{first}" + (f" (and {', '.join(rest)})" if rest else "")
+    replace those of a phase rolled back: '[game] Correction: Spring 1901 results'. In `language`."""
+    return game_subject(game, _results_words(reports), language)
 
 
 # --- the results of a phase ------------------------------------------------------------------------
@@ -91,7 +105,7 @@ class _Results:
     them in `now`, the position of the phase under way, and their own results and secret
     allocations; for the GM what needs `attention`) and, for the GM, every secret allocation.
     Rendering the whole mail for each of ten readers would cost ten times as much, and nine
-    tenths of it would be the same."""
+    tenths of it would be the same: it is rendered once for each language its readers read."""
 
     def __init__(self, game: Game, variant: Variant, reports: Sequence[dict[str, Any]],
                  befores: Sequence[GameState | None], map_cids: Sequence[str | None],
@@ -102,18 +116,24 @@ class _Results:
         self.variant, self.now = variant, now
         self.attention = None if attention is None else list(attention)  # None: not looked at (a preview)
         self.sections = [section(game, variant, r, b, c) for r, b, c in zip(reports, befores, map_cids, strict=True)]
-        values: dict[str, Any] = {"marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
-                                  "corrections": [r["phase"] for r in reports if r.get("correction")],
-                                  "has_map": any(map_cids) or bool(position_cid),
-                                  "position_cid": position_cid, "summary": summary,
-                                  "final": any(r.get(FINAL_KEY) is not None for r in reports),
-                                  "page_links": list(page_links),
-                                  "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
-        sections = self.sections
-        self.text = render("results.txt.j2", "en", reader=_READER, lead=_LEAD, **values,
-                           sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
-        self.html = render("results.html.j2", "en", reader=Markup(_READER), lead=Markup(_LEAD), **values,
-                           sections=[{**s, "secret_block": Markup(_secret_slot(i))} for i, s in enumerate(sections)])
+        self.values: dict[str, Any] = {
+            "marker": RESULTS_HEADING, "game": game.name, "variant": variant.title,
+            "corrections": [phase_name(r["phase"]) for r in reports if r.get("correction")],
+            "has_map": any(map_cids) or bool(position_cid), "position_cid": position_cid, "summary": summary,
+            "final": any(r.get(FINAL_KEY) is not None for r in reports), "page_links": list(page_links),
+            "house_rules": rules_of(game.options).summary(bidding=variant.has_bidding)}
+        self._shared: dict[str, tuple[str, str]] = {}
+
+    def shared(self, language: str) -> tuple[str, str]:
+        """(text, HTML) of what every reader in `language` reads, with the slots; rendered once."""
+        if language not in self._shared:
+            sections, values = self.sections, self.values
+            text = render("results.txt.j2", language, reader=_READER, lead=_LEAD, **values,
+                          sections=[{**s, "secret_block": _secret_slot(i)} for i, s in enumerate(sections)])
+            html = render("results.html.j2", language, reader=Markup(_READER), lead=Markup(_LEAD), **values,
+                          sections=[{**s, "secret_block": Markup(_secret_slot(i))} for i, s in enumerate(sections)])
+            self._shared[language] = (text, html)
+        return self._shared[language]
 
     def _lead(self, reader: Reader) -> dict[str, Any]:
         """What `reader` must act on, for results_lead.*.j2."""
@@ -142,55 +162,64 @@ class _Results:
                 values["mine"].append(mine)
         return values
 
-    def for_reader(self, reader: Reader) -> tuple[str, str]:
-        """(text, HTML) as `reader` reads them: its own part first, its own secret allocations;
-        the GM's, every one."""
-        text, html = self.text, self.html
+    def for_reader(self, reader: Reader, language: str = ENGLISH) -> tuple[str, str]:
+        """(text, HTML) as `reader` reads them, in `language`: its own part first, its own secret
+        allocations; the GM's, every one."""
+        text, html = self.shared(language)
         if reader.gm:
-            text, html = text.replace(_READER, ", GM copy"), html.replace(_READER, ", <strong>GM copy</strong>")
+            # TRANSLATORS: after the game and variant at the head of the GM's copy of the results
+            copy = translated(_("GM copy"), language)
+            text, html = text.replace(_READER, f", {copy}"), html.replace(_READER, f", <strong>{escape(copy)}</strong>")
         else:
-            name = f", for {reader.power}" if reader.power else ""
+            # TRANSLATORS: after the game and variant at the head of a player's copy of the results
+            name = ", " + translated(_("for {power}", power=reader.power), language) if reader.power else ""
             text, html = text.replace(_READER, name), html.replace(_READER, str(escape(name)))
         lead = self._lead(reader)
-        text = text.replace(_LEAD, render("results_lead.txt.j2", "en", **lead))
-        html = html.replace(_LEAD, render("results_lead.html.j2", "en", **lead))
+        text = text.replace(_LEAD, render("results_lead.txt.j2", language, **lead))
+        html = html.replace(_LEAD, render("results_lead.html.j2", language, **lead))
         for i, report in enumerate(self.reports):
             slot = _secret_slot(i)
             # a player's own are in the lead; the GM reads every one with the orders
             secret = sorted((order_entry(e) for e in reader.secrets(report)),
                             key=lambda e: (e["power"], e["order"])) if reader.gm else []
             if secret:
-                text = text.replace(slot, render("results_secret.txt.j2", "en", secret=secret, gm=True))
-                html = html.replace(slot, render("results_secret.html.j2", "en", secret=secret, gm=True))
+                text = text.replace(slot, render("results_secret.txt.j2", language, secret=secret, gm=True))
+                html = html.replace(slot, render("results_secret.html.j2", language, secret=secret, gm=True))
             else:
                 text, html = text.replace(slot, ""), html.replace(slot, "")
         return text, html
 
 
 def _own_centres(s: dict[str, Any], power: str) -> str:
-    """'France: 4 centres; gained Belgium, lost Spain' where the phase changed the power's
-    centres; '' where it did not."""
-    gained = [c["name"] for c in s["changes"] if c["to"] == power]
-    lost = [c["name"] for c in s["changes"] if c["from"] == power]
+    """'France: 4 centres; gained Belgium; lost Spain' where the phase changed the power's
+    centres (a Text); '' where it did not."""
+    gained = ", ".join(c["name"] for c in s["changes"] if c["to"] == power)
+    lost = ", ".join(c["name"] for c in s["changes"] if c["from"] == power)
     if not gained and not lost:
         return ""
     count = next((c["count"] for c in s["centres"] if c["power"] == power), 0)
-    changes = ([f"gained {', '.join(gained)}"] if gained else []) + ([f"lost {', '.join(lost)}"] if lost else [])
-    return f"{power}: {count} centre{'s' if count != 1 else ''}; {'; '.join(changes)}"
+    if gained and lost:
+        changes = _("gained {gained}; lost {lost}", gained=gained, lost=lost)
+    else:
+        changes = _("gained {centres}", centres=gained) if gained else _("lost {centres}", centres=lost)
+    return _n("{power}: {count} centre; {changes}", "{power}: {count} centres; {changes}", count, power=power,
+              changes=changes)
 
 
 def results_text(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
-                 before: GameState | None = None, map_cid: str | None = None) -> str:
+                 before: GameState | None = None, map_cid: str | None = None, language: str = ENGLISH) -> str:
     """The plain text of one phase's results as `viewer` (a power; None: no power) reads them, or
-    with `gm` as the GM does (every secret allocation too). With `before`, the position the phase
-    was played from, every power's centres are named, not only counted."""
-    return _Results(game, variant, [report], [before], [map_cid]).for_reader(GM if gm else Reader.player(viewer))[0]
+    with `gm` as the GM does (every secret allocation too), in `language`. With `before`, the
+    position the phase was played from, every power's centres are named, not only counted."""
+    results = _Results(game, variant, [report], [before], [map_cid])
+    return results.for_reader(GM if gm else Reader.player(viewer), language)[0]
 
 
 def results_html(game: Game, variant: Variant, report: dict[str, Any], viewer: str | None, *, gm: bool = False,
-                 before: GameState | None = None, map_cid: str | None = None) -> str:
+                 before: GameState | None = None, map_cid: str | None = None, language: str = ENGLISH) -> str:
     """The HTML of what results_text says; `map_cid` (a Content-ID) shows the map inline."""
-    return _Results(game, variant, [report], [before], [map_cid]).for_reader(GM if gm else Reader.player(viewer))[1]
+    results = _Results(game, variant, [report], [before], [map_cid])
+    return results.for_reader(GM if gm else Reader.player(viewer), language)[1]
 
 
 # --- queueing ------------------------------------------------------------------------------------
@@ -239,7 +268,7 @@ def _maps(game: Game, variant: Variant, reports: Sequence[dict[str, Any]], phase
         return cid
 
     cids: list[str | None] = []
-    for report, row in zip(reports, phases, strict=True):
+    for report, row in zip(reports, phases, strict=True):  # file names in English, as the labels are
         name = season_year(report["phase"]).lower().replace(" ", "-")
         kind = report["phase"].partition(", ")[2].lower() or "map"
         cids.append(attach(row, "results", f"{name}-{kind}"))
@@ -276,8 +305,8 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
                                       current.row if current is not None else None, domain, palette)
             return maps[palette]
 
-        cids, position_cid, _ = maps_in(map_palette(game))
-        subject = results_subject(game, reports)
+        cids, position_cid, _attachments = maps_in(map_palette(game))
+        words = _results_words(reports)
         readers: list[tuple[str, Reader, str]] = [
             (p.email, Reader.player(p.power), reader_palette(game, p)) for p in players]
         readers += [(address, GM, map_palette(game)) for address in gm_addresses]
@@ -285,22 +314,36 @@ def queue_progress(session: Session, game: Game, progress: Progress, *, gm_addre
         readers += [(address, PUBLIC, map_palette(game)) for address in observers(session, game)
                     if address not in {r[0] for r in readers}]
         summary = centre_table(session, game, variant) if any(r.get("ended") for r in reports) else ""
-        links = [(r["phase"], phase_url(public_url, game.name, r["phase"])) for r in reports
+        links = [(phase_name(r["phase"]), phase_url(public_url, game.name, r["phase"])) for r in reports
                  if public_url and rules_of(game.options).pages != "private"]
         now_state = current.state if current is not None else None
         results = _Results(game, variant, reports, befores, cids, position_cid, summary, links, now=now_state,
                            attention=_attention(session, variant, reports, now_state, players))
+        languages = languages_of(session, [to for to, _reader, _palette in readers], game)
         for to, reader, palette in readers:
-            text, html = results.for_reader(reader)
+            language = languages[to]
+            text, html = results.for_reader(reader, language)
             own_cids, own_position_cid, attachments = maps_in(palette)
             for cid, own in zip([*cids, position_cid], [*own_cids, own_position_cid]):
                 if cid and own and own != cid:  # Content-IDs are unique: the reader's pictures in place
                     html = html.replace(f"cid:{cid}", f"cid:{own}")
-            rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if reader.gm else ""), "results", now,
-                             text, html, attachments or None))
+            subject = game_subject(game, _gm_copy(words) if reader.gm else words, language)
+            rows.append(_row(game, thread, domain, to, subject, "results", now, text, html, attachments or None))
     if progress.reminders:
         rows += _reminders(session, game, progress.reminders, players, thread, domain, now)
     return _insert(session, rows)
+
+
+def _gm_copy(words: str) -> str:
+    # TRANSLATORS: the subject of the GM's copy of a mail every player gets too
+    return _("{subject} (GM copy)", subject=words)
+
+
+_ATTENTION = (
+    ("late", lambda powers: _("Late (missed the deadline): {powers}", powers=powers)),
+    ("civil_disorder", lambda powers: _("Now in civil disorder: {powers}", powers=powers)),
+    ("returned", lambda powers: _("Back from civil disorder: {powers}", powers=powers)),
+)
 
 
 def _attention(session: Session, variant: Variant, reports: Sequence[dict[str, Any]], now: GameState | None,
@@ -309,19 +352,18 @@ def _attention(session: Session, variant: Variant, reports: Sequence[dict[str, A
     now in civil disorder or back from it, the players the judge's mail no longer reaches, and
     the powers that owe orders with nobody to give them."""
     out = []
-    for key, words in (("late", "Late (missed the deadline)"), ("civil_disorder", "Now in civil disorder"),
-                       ("returned", "Back from civil disorder")):
+    for key, words in _ATTENTION:
         powers = sorted({p for r in reports for p in r.get(key) or []})
         if powers:
-            out.append(f"{words}: {', '.join(powers)}")
+            out.append(words(", ".join(powers)))
     playing = {p.power: p for p in players if p.power}
     marks = failing.marks(session, [p.email for p in playing.values()])
-    out += [f"Mail to {power}'s player: {marks[p.email.lower()].said()}" for power, p in sorted(playing.items())
-            if p.email.lower() in marks]
+    out += [_("Mail to {power}'s player: {failure}", power=power, failure=marks[p.email.lower()].said())
+            for power, p in sorted(playing.items()) if p.email.lower() in marks]
     if now is not None:
         unplayed = sorted(p for p in owed(variant, now) if p not in playing)
         if unplayed:
-            out.append(f"Nobody plays {', '.join(unplayed)}: their units take the rules' defaults")
+            out.append(_("Nobody plays {powers}: their units take the rules' defaults", powers=", ".join(unplayed)))
     return out
 
 
@@ -331,17 +373,23 @@ def _reminders(session: Session, game: Game, owing: dict[str, list[str]], player
     label = current.row.label if current is not None else ""
     deadline = (current.row.deadline_at if current is not None else None) or game.deadline_at
     zone = rules_of(game.options).timezone
+    languages = languages_of(session, [p.email for p in players], game)
     rows = []
     for player in players:
         owed = owing.get(player.power or "")
         if not owed:
             continue
-        text = render("reminder.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, power=player.power, phase=label,
-                       owed=owed, units=current is not None and (current.state.phase.kind is PhaseKind.MOVEMENT
-                                                                 or current.state.phase.kind in RETREATS),
-                       deadline=deadline_text(deadline, zone), passed=deadline is not None and deadline <= now)
-        subject = f"[{game.name}] Reminder: {player.power}, orders due for {season_year(label) or 'this phase'}"
-        rows.append(_row(game, thread, domain, player.email, subject, "reminder", now, text))
+        language = languages[player.email]
+        text = render("reminder.txt.j2", language, marker=NOTICE_HEADING, game=game.name, power=player.power,
+                      phase=phase_name(label), owed=owed,
+                      units=current is not None and (current.state.phase.kind is PhaseKind.MOVEMENT
+                                                     or current.state.phase.kind in RETREATS),
+                      deadline=deadline_text(deadline, zone, language=language),
+                      passed=deadline is not None and deadline <= now)
+        subject = _("Reminder: {power}, orders due for {phase}", power=player.power,
+                    phase=season_year(label) or _("this phase"))
+        rows.append(_row(game, thread, domain, player.email, game_subject(game, subject, language), "reminder", now,
+                         text))
     return rows
 
 
@@ -350,7 +398,7 @@ def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
     majors = variant.rules.major_powers(variant, state)
     powers = majors + sorted(p for p in variant.powers if p not in majors)
     dislodged: dict[str, list[str]] = {}
-    for _, d in sorted(state.dislodged.items()):
+    for _space, d in sorted(state.dislodged.items()):
         dislodged.setdefault(d.unit.power, []).append(str(d.unit))
     return [
         {"power": p, "minor": p not in majors and p in variant.powers,
@@ -362,33 +410,46 @@ def _position(variant: Variant, state: GameState) -> list[dict[str, Any]]:
 
 
 def _game_rules(game: Game) -> list[str]:
-    """What the start mail says of how the game is run: the house rules, press, DKIM."""
+    """What the start mail says of how the game is run: the house rules, press, DKIM (Texts)."""
     lines = [*rules_of(game.options).describe(bidding=variant_of(game).has_bidding),
-             f"Press: {describe_press(press_kind(game))}"]
+             _("Press: {press}", press=describe_press(press_kind(game)))]
     if game.require_dkim:
-        lines.append("Sign-ons are read only in mail signed with DKIM by the sender's own domain")
+        lines.append(_("Sign-ons are read only in mail signed with DKIM by the sender's own domain"))
     return lines
 
 
-_WHEN = {PhaseKind.MOVEMENT: "with the moves", PhaseKind.RETREAT: "with retreats",
-         PhaseKind.ADJUSTMENT: "in the winter adjustments", PhaseKind.BIDDING: "in the winter bidding"}
+# TRANSLATORS: when a variant's own order is given: '(with the moves and in the winter adjustments)'
+_WHEN = {PhaseKind.MOVEMENT: _("with the moves"), PhaseKind.RETREAT: _("with retreats"),
+         PhaseKind.ADJUSTMENT: _("in the winter adjustments"), PhaseKind.BIDDING: _("in the winter bidding")}
 
 
-def _starting_part(variant: Variant, state: GameState, power: str, game_name: str, label: str) -> dict[str, Any]:
-    """What the start mail tells `power`'s player first: what is due, its units and home centres,
-    the variant's own orders with their syntax and budget, and njudge's short sign-on with the
-    power's letter (gm.games.power_letters: Prussia's is U in Ambition & Empire)."""
+def _and(words: Sequence[str]) -> str:
+    """'a and b': the words in one phrase (a Text where there are several)."""
+    out = words[0] if words else ""
+    for word in words[1:]:
+        out = _("{first} and {second}", first=out, second=word)
+    return out
+
+
+def _starting_part(variant: Variant, state: GameState, power: str, game_name: str, label: str,
+                   language: str = ENGLISH) -> dict[str, Any]:
+    """What the start mail tells `power`'s player first (in `language`): what is due, its units
+    and home centres, the variant's own orders with their syntax and budget, and njudge's short
+    sign-on with the power's letter (gm.games.power_letters: Prussia's is U in Ambition & Empire)."""
     homes = sorted(state.home_centres.get(power, ()))
     special = []
     for order in special_orders(variant, power):
-        budget = ""
+        budget: str = ""
         if order.points and (not order.phases or state.phase.kind in order.phases):
             points = variant.rules.points_available(variant, state, power)
             if points is not None:
-                budget = f"You have {points} {order.points}{'s' if points != 1 else ''} to spend in {label}."
-        special.append({"syntax": order.syntax, "what": order.what[:1].upper() + order.what[1:],
+                budget = _n("You have {count} {points} to spend in {phase}.",
+                            "You have {count} {points}s to spend in {phase}.", points, points=order.points,
+                            phase=phase_name(label))
+        what = translated(order.what, language)  # capitalized as the reader reads it
+        special.append({"syntax": order.syntax, "what": what[:1].upper() + what[1:],
                         "example": order.example, "budget": budget,
-                        "when": " and ".join(_WHEN.get(k, k.value.lower()) for k in order.phases)})
+                        "when": _and([_WHEN.get(k, k.value.lower()) for k in order.phases])})
     letter = next((c for c, named in power_letters(variant).items() if named == power), None)
     return {
         "due": due(variant, state, power),
@@ -396,7 +457,7 @@ def _starting_part(variant: Variant, state: GameState, power: str, game_name: st
         "homes": [variant.map.name(c) for c in homes],
         "others": [variant.map.name(c) for c in state.centres_of(power) if c not in homes],
         "special": special,
-        "short": f"SIGNON {letter}{game_name} <password>" if letter else "",
+        "short": _("SIGNON {letter}{game} <password>", letter=letter, game=game_name) if letter else "",
     }
 
 
@@ -415,49 +476,60 @@ def queue_start(session: Session, game: Game, *, gm_address: str, gm_addresses: 
     rules = rules_of(game.options)
     position = _position(variant, state)
     values: dict[str, Any] = {
-        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label,
-        "deadline": deadline_text(game.deadline_at, rules.timezone), "rules": _game_rules(game),
-        "notes": list(variant.notes),
+        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": phase_name(label),
+        "rules": _game_rules(game), "notes": list(variant.notes),
     }
     readers = [(p.email, p.power, reader_palette(game, p)) for p in active_players(session, game)]
     readers += [(a, None, map_palette(game)) for a in gm_addresses]
     maps = {palette: _maps(game, variant, [], [], current.row if current else None, domain, palette)
-            for palette in sorted({palette for _, _, palette in readers})}
+            for palette in sorted({palette for *_reader, palette in readers})}
+    languages = languages_of(session, [to for to, *_rest in readers], game)
     rows = []
     for to, power, palette in readers:
-        _, map_cid, attachments = maps[palette]
-        subject = f"[{game.name}] The game starts: you play {power}" if power else f"[{game.name}] The game starts"
+        _cids, map_cid, attachments = maps[palette]
+        language = languages[to]
+        subject = _("The game starts: you play {power}", power=power) if power else _("The game starts")
         each = {**values, "power": power, "map_cid": map_cid,
-                "mine": _starting_part(variant, state, power, game.name, label) if power else None,
+                "deadline": deadline_text(game.deadline_at, rules.timezone, language=language),
+                "mine": _starting_part(variant, state, power, game.name, label, language) if power else None,
                 # a player reads the other great powers, then the minor ones in a line; the GM every power
                 "others": [p for p in position if p["power"] != power and not (power and p["minor"])],
                 "minors": [p for p in position if p["minor"]] if power else []}
-        rows.append(_row(game, thread, domain, to, subject, "start", now, render("start.txt.j2", "en", **each),
-                         render("start.html.j2", "en", **each), attachments or None))
+        rows.append(_row(game, thread, domain, to, game_subject(game, subject, language), "start", now,
+                         render("start.txt.j2", language, **each), render("start.html.j2", language, **each),
+                         attachments or None))
     return _insert(session, rows)
 
 
 def queue_deadline_moved(session: Session, game: Game, *, why: str, gm_address: str,
-                         gm_addresses: Sequence[str] = (), now: datetime, headline: str = "Deadline moved") -> int:
+                         gm_addresses: Sequence[str] = (), now: datetime, headline: str | None = None) -> int:
     """Tell every player (and the GM) that the current deadline has moved, and why, in words of
-    the judge's own: a player's absence is announced without saying whose. `headline` begins the
-    subject (RESUME's says the game runs again)."""
+    the judge's own (Texts, written in each reader's language): a player's absence is announced
+    without saying whose. `headline` begins the subject (RESUME's says the game runs again;
+    None: 'Deadline moved')."""
     current = current_phase(session, game)
     if current is None or game.deadline_at is None:
         return 0
-    text = render("deadline_moved.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=current.row.label,
-                  deadline=deadline_text(game.deadline_at, rules_of(game.options).timezone), why=why)
-    subject = f"[{game.name}] {headline}: {season_year(current.row.label)}"
+    label, zone = current.row.label, rules_of(game.options).timezone
+    # TRANSLATORS: the subject of the notice that the deadline moved: 'Deadline moved: Spring 1901'
+    subject = _("{headline}: {season}", headline=headline or _("Deadline moved"), season=season_year(label))
+
+    def mail(language: str) -> tuple[str, str]:
+        text = render("deadline_moved.txt.j2", language, marker=NOTICE_HEADING, game=game.name,
+                      phase=phase_name(label), deadline=deadline_text(game.deadline_at, zone, language=language),
+                      why=why)
+        return game_subject(game, subject, language), text
+
     readers = [p.email for p in active_players(session, game)] + list(gm_addresses)
-    return _queue_text(session, game, readers, subject, "deadline", text, gm_address=gm_address, now=now)
+    return _queue_text(session, game, readers, "deadline", mail, gm_address=gm_address, now=now)
 
 
 def queue_announcement(session: Session, game: Game, subject: str, text: str, *, gm_address: str, now: datetime,
                        to: Sequence[str] | None = None, kind: str = "announcement") -> int:
-    """Queue a GM's announcement about `game` (a rollback, a replacement, a pause, ...): `text`,
-    in the judge's words, to every active player, every GM and every observer (what every player
-    is told is no secret), or to the registered addresses `to`; threaded with the game's other
-    mail. Returns the rows queued."""
+    """Queue a GM's announcement about `game` (a rollback, a replacement, a pause, ...): `subject`
+    and `text`, in the judge's words (Texts, written in each reader's language), to every active
+    player, every GM and every observer (what every player is told is no secret), or to the
+    registered addresses `to`; threaded with the game's other mail. Returns the rows queued."""
     if to is None:
         to = [p.email for p in active_players(session, game)] + masters(session, game) + observers(session, game)
     to = list(dict.fromkeys(to))
@@ -465,10 +537,13 @@ def queue_announcement(session: Session, game: Game, subject: str, text: str, *,
     # carries the final map, as the results that end a game do, and fits a phone's width as they do.
     ending = game.status == GameStatus.FINISHED and FINAL_POSITION in text
     maps = _end_maps(session, game, to) if ending else {}
-    body = render("announcement.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, text=text, end=ending,
-                  final_map=bool(maps))
-    return _queue_text(session, game, to, f"[{game.name}] {subject}", kind, body, gm_address=gm_address, now=now,
-                       attachments=maps)
+
+    def mail(language: str) -> tuple[str, str]:
+        body = render("announcement.txt.j2", language, marker=NOTICE_HEADING, game=game.name, text=text, end=ending,
+                      final_map=bool(maps))
+        return game_subject(game, subject, language), body
+
+    return _queue_text(session, game, to, kind, mail, gm_address=gm_address, now=now, attachments=maps)
 
 
 def _end_maps(session: Session, game: Game, to: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -483,14 +558,23 @@ def _end_maps(session: Session, game: Game, to: Sequence[str]) -> dict[str, list
                                      f"{game.name}-final-position.png")] for address in to}
 
 
-def _queue_text(session: Session, game: Game, readers: Sequence[str], subject: str, kind: str, text: str, *,
-                gm_address: str, now: datetime, attachments: dict[str, list[dict[str, Any]]] | None = None) -> int:
+def _queue_text(session: Session, game: Game, readers: Sequence[str], kind: str,
+                mail: Callable[[str], tuple[str, str]], *, gm_address: str, now: datetime,
+                attachments: dict[str, list[dict[str, Any]]] | None = None) -> int:
     """Queue one plain-text mail about `game` to each of `readers` (with the `attachments` of its
-    address, if any), threaded with its other mail; while a mail is carried out, a notice is
-    gathered with its others (see one_notice_each)."""
+    address, if any), threaded with its other mail: `mail(language)` is its (subject, text) in a
+    language, made once for each language the readers read. While a mail is carried out, a
+    notice is gathered with its others (see one_notice_each)."""
     domain, thread = _domain(gm_address), thread_id(game, gm_address)
-    rows = [_row(game, thread, domain, to, subject, kind, now, text, attachments=(attachments or {}).get(to))
-            for to in readers]
+    languages = languages_of(session, readers, game)
+    made: dict[str, tuple[str, str]] = {}
+    rows = []
+    for to in readers:
+        language = languages[to]
+        if language not in made:
+            made[language] = mail(language)
+        subject, text = made[language]
+        rows.append(_row(game, thread, domain, to, subject, kind, now, text, attachments=(attachments or {}).get(to)))
     gathering = session.info.get(_GATHERED)
     if gathering is not None and kind != "preview":
         gathering.extend(rows)
@@ -563,29 +647,45 @@ def annotate(session: Session, game: Game, ended: Sequence[PhaseEnd]) -> None:
     for end in ended:
         if end.row.label in corrected:
             end.report = annotated(end.report, correction=True)
-            end.row.results_json = dict(end.report)
+            end.row.results_json = stored(end.report)
 
 
-def preview_mail(session: Session, game: Game, label: str, ended: Sequence[PhaseEnd]) -> tuple[str, str]:
-    """(subject, text) of PREVIEW's mail to the GMs: the results the phases `ended` would have, as
-    the GM's copy (every allocation), marked as a preview of which nothing was kept. Made while
-    the trial adjudication is still in the session; no maps (their phases will not exist)."""
+def preview_mail(session: Session, game: Game, label: str, ended: Sequence[PhaseEnd],
+                 language: str = ENGLISH) -> tuple[str, str]:
+    """(subject, text) of PREVIEW's mail to the GMs, in `language`: the results the phases `ended`
+    would have, as the GM's copy (every allocation), marked as a preview of which nothing was
+    kept. Made while the trial adjudication is still in the session; no maps (their phases will
+    not exist)."""
+    return preview_mails(session, game, label, ended, [language])[language]
+
+
+def preview_mails(session: Session, game: Game, label: str, ended: Sequence[PhaseEnd],
+                  languages: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """preview_mail in each of `languages` (those the GMs read: languages_of), by language; the
+    results are adjudicated and rendered once."""
     annotate(session, game, ended)
     variant = variant_of(game)
     reports = [end.report for end in ended]
     results = _Results(game, variant, reports, [position(end.row) for end in ended], [None] * len(ended))
-    text = results.for_reader(GM)[0]
-    text = without_heading(text)
-    subject = results_subject(game, reports).replace(f"[{game.name}] ", f"[{game.name}] PREVIEW, nothing kept: ", 1)
-    body = render("preview.txt.j2", "en", marker=NOTICE_HEADING, game=game.name, phase=label, results=text)
-    return subject, body
+    # TRANSLATORS: the subject of PREVIEW's mail: 'PREVIEW, nothing kept: Spring 1901 results'
+    subject = _("PREVIEW, nothing kept: {results}", results=_results_words(reports))
+    out = {}
+    for language in dict.fromkeys(languages):
+        text = without_heading(results.for_reader(GM, language)[0])
+        body = render("preview.txt.j2", language, marker=NOTICE_HEADING, game=game.name, phase=phase_name(label),
+                      results=text)
+        out[language] = (game_subject(game, subject, language), body)
+    return out
 
 
 def queue_preview(session: Session, game: Game, subject: str, text: str, *, gm_address: str,
-                  now: datetime) -> int:
-    """Queue PREVIEW's mail (see preview_mail) to the game's GMs, and to nobody else."""
-    return _queue_text(session, game, masters(session, game), subject, "preview", text, gm_address=gm_address,
-                       now=now)
+                  now: datetime, translations: Mapping[str, tuple[str, str]] | None = None) -> int:
+    """Queue PREVIEW's mail (see preview_mail) to the game's GMs, and to nobody else: to each in
+    their language where `translations` (preview_mails: language -> (subject, text)) has it,
+    else `subject` and `text`."""
+    return _queue_text(session, game, masters(session, game), "preview",
+                       lambda language: (translations or {}).get(language, (subject, text)),
+                       gm_address=gm_address, now=now)
 
 
 def queue_correction(session: Session, game: Game, changes: Sequence[str], withdrawn: Sequence[tuple[str, str]],
@@ -602,20 +702,24 @@ def queue_correction(session: Session, game: Game, changes: Sequence[str], withd
     rules = rules_of(game.options)
     label = current.row.label
     values: dict[str, Any] = {
-        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": label, "changes": list(changes),
-        "position": _position(variant, current.state), "deadline": deadline_text(game.deadline_at, rules.timezone),
+        "marker": NOTICE_HEADING, "game": game.name, "variant": variant.title, "phase": phase_name(label),
+        "changes": list(changes), "position": _position(variant, current.state),
     }
     readers = [(p.email, Reader.player(p.power), reader_palette(game, p)) for p in active_players(session, game)]
     readers += [(a, GM, map_palette(game)) for a in masters(session, game)]
     maps = {palette: _maps(game, variant, [], [], current.row, domain, palette)
-            for palette in sorted({palette for *_, palette in readers})}
-    subject = f"[{game.name}] GM correction: the position in {season_year(label)}"
+            for palette in sorted({palette for *_reader, palette in readers})}
+    languages = languages_of(session, [to for to, *_rest in readers], game)
+    subject = _("GM correction: the position in {season}", season=season_year(label))
     rows = []
     for to, reader, palette in readers:
-        _, map_cid, attachments = maps[palette]
+        _cids, map_cid, attachments = maps[palette]
+        language = languages[to]
         own = [f"{p}: {o}" if reader.gm else o for p, o in withdrawn if reader.owns({"power": p})]
-        each = {**values, "map_cid": map_cid, "withdrawn": own, "gm": reader.gm}
-        rows.append(_row(game, thread, domain, to, subject + (" (GM copy)" if reader.gm else ""), "correction", now,
-                         render("correction.txt.j2", "en", **each), render("correction.html.j2", "en", **each),
+        each = {**values, "map_cid": map_cid, "withdrawn": own, "gm": reader.gm,
+                "deadline": deadline_text(game.deadline_at, rules.timezone, language=language)}
+        rows.append(_row(game, thread, domain, to, game_subject(game, _gm_copy(subject) if reader.gm else subject,
+                                                                language), "correction", now,
+                         render("correction.txt.j2", language, **each), render("correction.html.j2", language, **each),
                          attachments or None))
     return _insert(session, rows)

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 from gm.engine.model import Phase
 from gm.engine.variant import Variant
 from gm.games import current_phase, variant_of
-from gm.lifecycle.phase_names import find_phase
+from gm.i18n import _
+from gm.lifecycle.phase_names import find_phase, phase_name
 from gm.lifecycle.phases import FINAL_KEY, position
 from gm.maps.art import has_art
 from gm.maps.render import Scene, position_scene, results_scene
@@ -28,6 +29,7 @@ from gm.maps.store import MapStore
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, Player
 from gm.view.reader import PUBLIC
+from gm.view.languages import game_language
 from gm.view.results import season_year
 
 log = logging.getLogger(__name__)
@@ -39,19 +41,21 @@ def map_palette(game: Game) -> str:
 
 def map_phase(session: Session, game: Game, phase: Phase | None = None) -> GamePhase:
     """The stored phase whose map is asked for: the phase `phase`, or without one the phase under
-    way. ValueError says why there is none. No drawing: MAP checks this as the mail is read, and
-    the outbox sender draws the map when it sends the reply."""
+    way. ValueError says why there is none (its first argument a Text: the reader's words). No
+    drawing: MAP checks this as the mail is read, and the outbox sender draws the map when it sends
+    the reply."""
     variant = variant_of(game)
     if not has_art(variant.name):
-        raise ValueError(f"the judge has no map of {variant.title}")
+        raise ValueError(_("the judge has no map of {variant}", variant=variant.title))
     if phase is None:
         current = current_phase(session, game)
         if current is None:
-            raise ValueError(f"{game.name} has not started")
+            raise ValueError(_("{game} has not started", game=game.name))
         return current.row
     found = find_phase(session, game, phase, variant)
     if found is None:
-        raise ValueError(f"{game.name} has had no phase {variant.phase_label(phase)}")
+        raise ValueError(_("{game} has had no phase {phase}", game=game.name,
+                           phase=phase_name(variant.phase_label(phase))))
     return found
 
 
@@ -75,16 +79,19 @@ def _stored_scene(game: Game, variant: Variant, row: GamePhase, *, results: bool
     """A stored phase's map: its orders and their results, or the position it started from; with
     `final`, the position the game ended in (its legend the final count of centres): after the
     phase whose results ended it, or, where a draw, a concession or the GM ended it, the position
-    of the phase then under way."""
+    of the phase then under way. Its words are in the game's language."""
+    language = game_language(game)
     if final:
         final_state = (row.results_json or {}).get(FINAL_KEY)
         state = state_from_json(final_state) if final_state is not None else position(row)
-        scene = position_scene(variant, state, game.name)
-        return dataclasses.replace(scene, title=f"{game.name}: the end ({season_year(row.label)})",
-                                   subtitle="final position")
-    if results and row.results_json:
-        return results_scene(variant, position(row), PUBLIC.report(row.results_json), game.name)  # one map for all
-    return position_scene(variant, position(row), game.name)
+        scene = position_scene(variant, state, game.name, language=language)
+        # One picture for every reader: its words are drawn in the game's language, as its pages'.
+        return dataclasses.replace(scene, title=_("{game}: the end ({season})", game=game.name,
+                                                  season=season_year(row.label)),
+                                   subtitle=_("final position"))
+    if results and row.results_json:  # one map for all
+        return results_scene(variant, position(row), PUBLIC.report(row.results_json), game.name, language=language)
+    return position_scene(variant, position(row), game.name, language=language)
 
 
 def reader_palette(game: Game, player: Player | None) -> str:
@@ -191,7 +198,7 @@ def _plan_stored(session: Session, spec: dict[str, Any], drawn: DrawnMaps) -> di
     # Known by what it is drawn from, not by the phase's id: a GM's correction (REISSUE) or civil
     # disorder changes the position of the phase under way in place.
     source = json.dumps([row.state_json, row.results_json if results else None], sort_keys=True, default=str)
-    key = (variant.name, game.name, kind, palette, hashlib.sha256(source.encode()).hexdigest())
+    key = (variant.name, game.name, kind, palette, game_language(game), hashlib.sha256(source.encode()).hexdigest())
     if key in drawn:
         drawn[key] = drawn.pop(key)  # used last: dropped last
         return _data(drawn[key])

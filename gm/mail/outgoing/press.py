@@ -12,6 +12,7 @@ none; the GM always may).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gm.engine.parse import resolve_power
@@ -19,6 +20,7 @@ from gm.engine.variant import Variant
 from sqlalchemy import select
 
 from gm.games import major_powers, masters, observers, variant_of
+from gm.i18n import ENGLISH, _, _n, translated
 from gm.mail.budget import PRESS_PER_HOUR, PRESS_PER_MAIL, WINDOW
 from gm.mail.commands.context import Block, Context
 from gm.mail.outgoing.reply import PRESS_HEADING, render
@@ -66,20 +68,22 @@ class PressBlock(Block):
         return True
 
     def unclosed(self, ctx: Context) -> None:
-        why = "every line after this one was read as press, not orders"
         if self.refused:
-            ctx.reject(self.line, f"{self.refused}; and the mail ended before ENDPRESS: {why}")
+            ctx.reject(self.line, _("{reason}; and the mail ended before ENDPRESS: every line after this one was "
+                                    "read as press, not orders", reason=self.refused))
         else:
-            ctx.reject(self.line, f"the mail ended before ENDPRESS: nothing was sent, and {why}")
+            ctx.reject(self.line, _("the mail ended before ENDPRESS: nothing was sent, and every line after this one "
+                                    "was read as press, not orders"))
 
     def _close(self, ctx: Context) -> None:
         if self.refused:
             ctx.reject(self.line, self.refused)
         elif not self.text:
-            ctx.reject(self.line, "no text between this line and ENDPRESS: nothing was sent")
+            ctx.reject(self.line, _("no text between this line and ENDPRESS: nothing was sent"))
         elif self.lines > MAX_LINES or self.chars > MAX_CHARS:
-            ctx.reject(self.line, f"press is at most {MAX_LINES} lines and {MAX_CHARS:,} characters, this one has "
-                                  f"{self.lines} and {self.chars:,}: nothing was sent")
+            ctx.reject(self.line, _("press is at most {max_lines} lines and {max_chars} characters, this one has "
+                                    "{lines} and {chars}: nothing was sent", max_lines=MAX_LINES,
+                                    max_chars=format(MAX_CHARS, ","), lines=self.lines, chars=format(self.chars, ",")))
         else:
             why = _over_budget(ctx, self)
             if why is not None:
@@ -99,27 +103,33 @@ def _over_budget(ctx: Context, block: PressBlock) -> str | None:
     details = ctx.session.scalars(select(AuditEntry.detail).where(
         AuditEntry.game_id == block.game.id, AuditEntry.action == "press", AuditEntry.at >= utcnow() - WINDOW))
     if sum(1 for d in details if (d or {}).get("from") == block.sender) >= PRESS_PER_HOUR:
-        return f"{block.sender} has sent {PRESS_PER_HOUR} press in the last hour, the most a power may: nothing was sent"
+        return _("{power} has sent {count} press in the last hour, the most a power may: nothing was sent",
+                 power=block.sender, count=PRESS_PER_HOUR)
     return None
 
 
-def batched(notices: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+def batched(notices: list[tuple[str, str, str, str]],
+            language: Callable[[str], str] = lambda address: ENGLISH) -> list[tuple[str, str, str, str]]:
     """The mails to send for a mail's notices (to, subject, text, kind): the press it sends to one
     address in one mail, in the order written ('[g1] Press from France (+2 more)'), so that many
-    press blocks to one player make one mail; every other notice as it is."""
+    press blocks to one player make one mail; every other notice as it is. Each subject is in its
+    reader's language, `language(address)`."""
     out: list[tuple[str, str, str, str]] = []
-    press: dict[str, tuple[int, int]] = {}  # address -> (index in out of its press, blocks in it)
+    press: dict[str, tuple[int, str, int]] = {}  # address -> (index in out of its press, its subject, blocks in it)
     for to, subject, text, kind in notices:
+        subject = translated(subject, language(to))
         if kind != "press":
             out.append((to, subject, text, kind))
         elif to not in press:
-            press[to] = (len(out), 1)
+            press[to] = (len(out), subject, 1)
             out.append((to, subject, text, kind))
         else:
-            at, blocks = press[to]
-            _, first_subject, texts, _ = out[at]
-            press[to] = (at, blocks + 1)
-            out[at] = (to, f"{first_subject.split(' (+')[0]} (+{blocks} more)", f"{texts}\n{'-' * 72}\n{text}", kind)
+            at, first, blocks = press[to]
+            texts = out[at][2]
+            press[to] = (at, first, blocks + 1)
+            # TRANSLATORS: the subject of a mail with several press: '[g1] Press from France (+2 more)'
+            more = _n("{subject} (+{count} more)", "{subject} (+{count} more)", blocks, subject=first)
+            out[at] = (to, translated(more, language(to)), f"{texts}\n{'-' * 72}\n{text}", kind)
     return out
 
 
@@ -130,7 +140,7 @@ def start(ctx: Context, args: list[str], line: str, *, broadcast: bool) -> Press
     if ctx.master is None:  # a player's: at most PRESS_PER_MAIL a mail, refused before anything is read
         ctx.press_sent += 1
         if ctx.press_sent > PRESS_PER_MAIL:
-            block.refused = f"at most {PRESS_PER_MAIL} press a mail: nothing was sent"
+            block.refused = _("at most {count} press a mail: nothing was sent", count=PRESS_PER_MAIL)
             return block
     block.refused = _header(ctx, block, args)
     return block
@@ -138,34 +148,35 @@ def start(ctx: Context, args: list[str], line: str, *, broadcast: bool) -> Press
 
 def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
     """Read the PRESS or BROADCAST line into `block`; why it cannot be sent, or None."""
-    usage = "usage: BROADCAST [GREY]" if block.broadcast else "usage: PRESS TO <power>[,<power>...] [GREY]"
+    usage = _("usage: {usage}", usage="BROADCAST [GREY]" if block.broadcast else
+              "PRESS TO <power>[,<power>...] [GREY]")
     game = ctx.game
     if game is None or (ctx.player is None and ctx.master is None):
-        return "sign on first (SIGNON <power> <game> <password>, or SIGNON MASTER as the GM): nothing was sent"
+        return _("sign on first (SIGNON <power> <game> <password>, or SIGNON MASTER as the GM): nothing was sent")
     block.sender = None if ctx.master is not None else ctx.player.power
     if ctx.master is None and block.sender is None:  # a player with no power yet: nobody to sign as
-        return f"you play no power in {game.name} yet: nothing was sent"
+        return _("you play no power in {game} yet: nothing was sent", game=game.name)
     words = list(args)
     block.grey = bool(words) and words[-1].upper() in GREY_WORDS
     if block.grey:
         words.pop()
     if not block.broadcast and _to_gm(words):  # always allowed: no press setting, nor the game's end, stops it
         if block.sender is None:
-            return "you are the GM: PRESS TO <power> or BROADCAST reaches the players"
+            return _("you are the GM: PRESS TO <power> or BROADCAST reaches the players")
         if block.grey:
-            return "press to the GM is always signed: GREY is for press to powers"
+            return _("press to the GM is always signed: GREY is for press to powers")
         block.to_gm = True
         return None
     if game.status == GameStatus.FINISHED:
-        return f"{game.name} is over: press is closed (PRESS TO GM still reaches the GM)"
+        return _("{game} is over: press is closed (PRESS TO GM still reaches the GM)", game=game.name)
     kind = press_kind(game)
     if block.sender is not None and kind == "none":
-        return (f"{game.name} has no press between players (the GM's setting): nothing was sent "
-                "(PRESS TO GM still reaches the GM)")
+        return _("{game} has no press between players (the GM's setting): nothing was sent "
+                 "(PRESS TO GM still reaches the GM)", game=game.name)
     if block.grey and block.sender is None:
-        return "the GM's press is always signed as the GM: GREY is for players"
+        return _("the GM's press is always signed as the GM: GREY is for players")
     if block.grey and kind != "grey":
-        return f"press in {game.name} is signed (white press): it cannot be sent GREY"
+        return _("press in {game} is signed (white press): it cannot be sent GREY", game=game.name)
     variant = variant_of(game)
     majors = major_powers(ctx.session, game)  # the powers players play now
     if block.broadcast:
@@ -186,9 +197,9 @@ def _header(ctx: Context, block: PressBlock, args: list[str]) -> str | None:
         to.extend(p for p in found if p not in to)
     minor = [p for p in to if p not in majors]
     if minor:
-        return f"nobody plays {_names(minor)} (minor powers): nothing was sent"
+        return _("nobody plays {powers} (minor powers): nothing was sent", powers=_names(minor))
     if block.sender in to:
-        return f"{block.sender} is your own power: nothing was sent"
+        return _("{power} is your own power: nothing was sent", power=block.sender)
     block.to = to
     return None
 
@@ -214,7 +225,7 @@ def _powers(variant: Variant, words: list[str], game: str) -> tuple[list[str], s
                 i = j
                 break
         else:
-            return [], f"{game} has no power {words[i]!r}: nothing was sent"
+            return [], _("{game} has no power {word}: nothing was sent", game=game, word=repr(words[i]))
     return found, None
 
 
@@ -239,35 +250,56 @@ def _relay(ctx: Context, block: PressBlock) -> None:
     sent = list(readers)
     unplayed = [power for power in block.to if power not in readers]
     if not sent:
-        ctx.reject(block.line, f"nobody plays {_names(unplayed)}: nothing was sent")
+        ctx.reject(block.line, _("nobody plays {powers}: nothing was sent", powers=_names(unplayed)))
         return
-    shown_from = "anonymous" if block.grey else block.sender or "the GM"
-    shown_to = "every power" if block.broadcast else _names(block.to)
-    body = "\n".join(block.text)
-    what = "Broadcast" if block.broadcast else "Press"
-    subject = f"[{game.name}] {'Anonymous press' if block.grey else f'{what} from {shown_from}'}"
-    values = {"marker": PRESS_HEADING, "game": game.name, "sender": shown_from, "to": shown_to, "text": body}
-    text = render("press.txt.j2", "en", **values, really=None)
+    # TRANSLATORS: who press is from: 'press from anonymous to France'
+    shown_from = _("anonymous") if block.grey else block.sender or _("the GM")
+    # TRANSLATORS: whom a broadcast is to: 'press from France to every power'
+    shown_to = _("every power") if block.broadcast else _names(block.to)
+    if block.grey:
+        subject = _("Anonymous press")
+    elif block.broadcast:
+        subject = _("Broadcast from {sender}", sender=shown_from)
+    else:
+        subject = _("Press from {sender}", sender=shown_from)
+    values = {"marker": PRESS_HEADING, "game": game.name, "sender": shown_from, "to": shown_to,
+              "text": "\n".join(block.text)}
     addresses = list(dict.fromkeys(readers.values()))  # a player of two powers gets it once
-    for address in addresses:
-        ctx.notify(address, subject, text, kind="press")
-    if block.broadcast:  # observers read broadcast press, never press to some powers only
-        for address in observers(ctx.session, game):
-            if address not in addresses:
-                ctx.notify(address, subject, text, kind="press")
-    really = block.sender or "the GM"
-    copy = render("press.txt.j2", "en", **values, really=really + (", as anonymous press" if block.grey else ""))
-    copy_subject = f"[{game.name}] Copy: {'anonymous ' if block.grey else ''}{what.lower()} from {really} to {shown_to}"
+    # observers read broadcast press, never press to some powers only
+    watching = [a for a in observers(ctx.session, game) if a not in addresses] if block.broadcast else []
+    _tell(ctx, game.name, addresses + watching, subject,
+          lambda language: render("press.txt.j2", language, **values, really=None))
+    really = block.sender or _("the GM")
+    if block.grey:
+        copy_subject = _("Copy: anonymous broadcast from {sender} to {to}", sender=really, to=shown_to) \
+            if block.broadcast else _("Copy: anonymous press from {sender} to {to}", sender=really, to=shown_to)
+        really = _("{sender}, as anonymous press", sender=really)
+    else:
+        copy_subject = _("Copy: broadcast from {sender} to {to}", sender=really, to=shown_to) if block.broadcast \
+            else _("Copy: press from {sender} to {to}", sender=really, to=shown_to)
     own = ctx.master.email if ctx.master is not None else None
-    for address in masters(ctx.session, game):
-        if address != own and address not in addresses:
-            ctx.notify(address, copy_subject, copy, kind="press")
+    copies = [a for a in masters(ctx.session, game) if a != own and a not in addresses]
+    _tell(ctx, game.name, copies, copy_subject, lambda language: render("press.txt.j2", language, **values,
+                                                                        really=really))
     ctx.audit("press", {"from": block.sender or "GM", "to": sent, "broadcast": block.broadcast, "grey": block.grey,
                         "lines": block.lines, "characters": block.chars})
-    detail = f"relayed to {_names(sent)}" + (" as anonymous press" if block.grey else "")
+    detail = _("relayed to {powers} as anonymous press", powers=_names(sent)) if block.grey else \
+        _("relayed to {powers}", powers=_names(sent))
     if unplayed:
-        detail += f"; not to {_names(unplayed)} (nobody plays {'it' if len(unplayed) == 1 else 'them'})"
-    ctx.accept(block.line, f"{detail} ({block.lines} line{'s' if block.lines != 1 else ''})")
+        detail = _n("{relayed}; not to {powers} (nobody plays it)", "{relayed}; not to {powers} (nobody plays them)",
+                    len(unplayed), relayed=detail, powers=_names(unplayed))
+    # TRANSLATORS: what became of a PRESS line: 'relayed to France (3 lines)'
+    ctx.accept(block.line, _n("{detail} ({count} line)", "{detail} ({count} lines)", block.lines, detail=detail))
+
+
+def _tell(ctx: Context, game: str, addresses: list[str], subject: str, text: Callable[[str], str]) -> None:
+    """Mail `text(language)` to each of `addresses` in its language, under '[game] <subject>'."""
+    made: dict[str, str] = {}
+    for address in addresses:
+        language = ctx.language(address)
+        if language not in made:
+            made[language] = text(language)
+        ctx.notify(address, f"[{game}] {translated(subject, language)}", made[language], kind="press")
 
 
 def _relay_to_gm(ctx: Context, block: PressBlock) -> None:
@@ -276,13 +308,13 @@ def _relay_to_gm(ctx: Context, block: PressBlock) -> None:
     assert game is not None and ctx.player is not None and block.sender is not None
     addresses = masters(ctx.session, game)
     if not addresses:
-        ctx.reject(block.line, f"{game.name} has no GM to write to: nothing was sent")
+        ctx.reject(block.line, _("{game} has no GM to write to: nothing was sent", game=game.name))
         return
     really = f"{block.sender} ({ctx.player.email})"
-    text = render("press.txt.j2", "en", marker=PRESS_HEADING, game=game.name, sender=block.sender, to="the GM",
-                  text="\n".join(block.text), really=really)
-    for address in addresses:
-        ctx.notify(address, f"[{game.name}] Press to the GM from {block.sender}", text, kind="press")
+    _tell(ctx, game.name, addresses, _("Press to the GM from {power}", power=block.sender),
+          lambda language: render("press.txt.j2", language, marker=PRESS_HEADING, game=game.name, sender=block.sender,
+                                  to=_("the GM"), text="\n".join(block.text), really=really))
     ctx.audit("press", {"from": block.sender, "to": ["GM"], "broadcast": False, "grey": False,
                         "lines": block.lines, "characters": block.chars})
-    ctx.accept(block.line, f"sent to the GM of {game.name} ({block.lines} line{'s' if block.lines != 1 else ''})")
+    ctx.accept(block.line, _n("sent to the GM of {game} ({count} line)", "sent to the GM of {game} ({count} lines)",
+                              block.lines, game=game.name))

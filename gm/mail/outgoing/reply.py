@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from jinja2 import select_autoescape
 
-from gm.i18n import ENGLISH
+from gm.i18n import ENGLISH, _, translated
 
 from gm.mail.commands.context import LineResult
 from gm.mail.intake.message import ACK_MARKER
@@ -26,7 +26,7 @@ class PowerStatus:
     points: int | None  # None: the variant has no secret points
     used: int
     points_name: str = "DP"
-    points_use: str = "allocations"  # what the points are spent on: 'allocations', 'bids'
+    points_use: str = _("allocations")  # what the points are spent on: allocations, bids
     private: list[str] = field(default_factory=list)  # the power's own secrets (Supply Points banked)
     ended: str | None = None  # how the game ended, once it is over: then nothing else is shown
 
@@ -110,7 +110,9 @@ def render_ack(
     judge reads are counted, not shown."""
     seen = results if reader is None else [r.seen_by(reader) for r in results]
     visible = [r for r in seen if r is not None]
-    shown = [LineResult(_cut(r.text), r.accepted, _cut(r.detail, 2 * MAX_SHOWN_CHARS)) for r in visible[:MAX_SHOWN_LINES]]
+    # a detail in the reader's words before it is cut (a cut Text would be English)
+    shown = [LineResult(_cut(r.text), r.accepted, _cut(translated(r.detail, lang), 2 * MAX_SHOWN_CHARS))
+             for r in visible[:MAX_SHOWN_LINES]]
     return render(
         "ack.txt.j2", lang, marker=ACK_MARKER, subject=_cut(subject, MAX_SUBJECT), results=shown, status=status,
         sections=sections, refused=refused, not_shown=len(visible) - len(shown), unread=unread,
@@ -132,9 +134,9 @@ def render(template: str, lang: str = ENGLISH, **values: object) -> str:
     return env.get_template(template).render(**values)
 
 
-def reply_subject(subject: str) -> str:
-    """'Re: <subject>' of a player's mail, bounded."""
+def reply_subject(subject: str, lang: str = ENGLISH) -> str:
+    """'Re: <subject>' of a player's mail, bounded; the judge's own words in `lang`."""
     if not subject:
-        return "gm: your orders"
+        return translated(_("gm: your orders"), lang)
     subject = _cut(subject, MAX_SUBJECT)
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"

@@ -24,10 +24,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gm.games import active_masters
+from gm.i18n import _, translated
 from gm.mail.intake.bounce import Bounce
 from gm.mail.outgoing.reply import render_notice
 from gm.lifecycle.leaving import links_key, mac
 from gm.store.failing import Mark
+from gm.view.languages import language_of
 from gm.store.models import Bounce as BounceRow
 from gm.store.models import FailingAddress, Game, GameStatus, Master, OutboundMail, Player, new_message_id, utcnow
 
@@ -41,7 +43,7 @@ _TAG = "b"
 
 def return_path(gm_address: str, mail_id: int, key: bytes) -> str:
     """The envelope sender of outbox mail `mail_id`: gm+b.<id>.<check>@domain (`key`: leaving.links_key())."""
-    local, _, domain = gm_address.rpartition("@")
+    local, _at, domain = gm_address.rpartition("@")
     return f"{local}+{_TAG}.{mail_id}.{mac(key, f'{_TAG}.{mail_id}')}@{domain}"
 
 
@@ -49,7 +51,7 @@ def mail_of_return_path(gm_address: str, address: str | None) -> int | None:
     """The outbox id that `address`, a return path of return_path()'s, names; None for any other."""
     if not address:
         return None
-    local, _, domain = gm_address.lower().rpartition("@")
+    local, _at, domain = gm_address.lower().rpartition("@")
     found = re.fullmatch(rf"{re.escape(local)}\+{_TAG}\.(\d{{1,18}})\.([a-z2-7]+)@{re.escape(domain)}",
                          address.strip().lower())
     if found is None or not hmac.compare_digest(found.group(2), mac(links_key(), f"{_TAG}.{found.group(1)}")):
@@ -138,19 +140,21 @@ def _tell_masters(session: Session, gm_address: str, mark: Mark) -> None:
     for player, game in session.execute(
             select(Player, Game).join(Game, Game.id == Player.game_id)
             .where(Player.email == mark.address, Player.left_at.is_(None), Game.status != GameStatus.FINISHED)):
-        games.setdefault(game.id, (game, []))[1].append(player.power or "a player still to get a power")
+        games.setdefault(game.id, (game, []))[1].append(player.power or _("a player still to get a power"))
     for master, game in session.execute(
             select(Master, Game).join(Game, Game.id == Master.game_id)
             .where(Master.email == mark.address, Master.left_at.is_(None), Game.status != GameStatus.FINISHED)):
-        games.setdefault(game.id, (game, []))[1].append("a GM")
+        games.setdefault(game.id, (game, []))[1].append(_("a GM"))
     now = utcnow()
     for game, roles in games.values():
         for master in active_masters(session, game):
             if master.email == mark.address:
                 continue  # mail to that address does not arrive
+            language = language_of(session, master.email, game)
+            who = ", ".join(translated(role, language) for role in roles)
             session.add(OutboundMail(
                 to_addr=master.email, game_id=game.id, kind=KIND, created_at=now, next_attempt_at=now,
                 message_id=new_message_id(gm_address.rpartition("@")[2]),
-                subject=f"[{game.name}] Mail to {', '.join(roles)} is not arriving",
-                body_text=render_notice("undelivered", game=game.name, roles=roles, address=mark.address,
+                subject="[" + game.name + "] " + translated(_("Mail to {who} is not arriving", who=who), language),
+                body_text=render_notice("undelivered", language, game=game.name, roles=roles, address=mark.address,
                                         said=mark.said())))

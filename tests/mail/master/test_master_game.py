@@ -223,7 +223,7 @@ def test_set_option_refusals_name_the_options_and_the_rule(session_factory: sess
     ack = desk.master("SET OPTION speed 3\nSET OPTION movement forever\nSET OPTION hour 25\n"
                       "SET OPTION map_palette pink\nSET OPTION several_powers_per_address maybe\nSET OPTION grace")
     assert "no game option 'speed'; the options are movement, retreat, adjustment, bidding, days, hour, timezone, grace, " \
-           "nmr, late_limit, remind_before, absence_days, last_year, draw, draw_votes, pages, pages_press, map_palette, " \
+           "nmr, late_limit, remind_before, absence_days, last_year, draw, draw_votes, pages, pages_press, language, map_palette, " \
            "several_powers_per_address" in ack
     assert "movement: 'forever' is no duration" in ack and "hour: '25' is not an hour from 0 to 23" in ack
     assert "map_palette is one of rulebook, colourblind, not 'pink'" in ack

@@ -7,36 +7,59 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from gm.games import current_phase
+from gm.i18n import ENGLISH, _, translated
 from gm.lifecycle.house_rules import rules_of
-from gm.lifecycle.overview import columns, failing_mail, orders_on_file, powers_at_a_glance
+from gm.lifecycle.phase_names import phase_name
+from gm.lifecycle.overview import columns, failing_mail, orders_on_file, powers_at_a_glance, status_word
 from gm.mail.commands import Context, Lookups, command_for, orders
-from gm.mail.outgoing.game_mail import deadline_text, one_notice_each
+from gm.mail.outgoing.game_mail import one_notice_each
 from gm.mail.intake.message import InboundMessage
+from gm.view.languages import languages_of
 from gm.store.models import Game, Master, OutboundMail, new_message_id
 from gm.store.passwords import PasswordVerifier
+from gm.view.results import moment_text
 
 
 OPERATOR = "operator (command line)"  # who acts, in the audit log, for `gm game master` on the server
 
 
+def gm_language(ctx: Context, address: str | None = None) -> str:
+    """The language the GM signed on (or `address`) reads this mail's answer in; on the command
+    line (`gm game master`), which prints in English, English."""
+    return ENGLISH if ctx.message.sender == OPERATOR else ctx.language(address)
+
+
+def heading(title: str, language: str) -> list[str]:
+    """A heading in a mail's text, in `language`, underlined as long as it is written there."""
+    written = translated(title, language)
+    return [written, "-" * len(written)]
+
+
 def overview(ctx: Context) -> tuple[str, str] | None:
     """What a GM's acknowledgement ends with: the game's phase and deadline, each power's player
     and whether its orders are in, then every order and secret allocation on file (the GM's eyes
-    only: this section goes to the GM's address alone)."""
+    only: this section goes to the GM's address alone, written in the GM's language)."""
     game = ctx.game
     if ctx.master is None or game is None:
         return None
     ctx.session.flush()
+    lang = gm_language(ctx, ctx.master.email)
     current = current_phase(ctx.session, game)
-    deadline = deadline_text(game.deadline_at, rules_of(game.options).timezone)
-    head = f"{game.name} ({game.variant}), {game.status}"
+    deadline = moment_text(game.deadline_at, rules_of(game.options).timezone)
+    head = _("{game} ({variant}), {status}", game=game.name, variant=game.variant, status=status_word(game.status))
     if current is not None:
-        head += f", {current.row.label}; deadline {deadline}" + (" (paused)" if game.paused_at else "")
-        head += " (held: the phase ends then even if every order is in)" if current.row.held_to_deadline else ""
-    on_file = orders_on_file(ctx.session, game, current, on_file=ctx.lookups.on_file)
-    failing = failing_mail(ctx.session, game)
-    return f"{game.name} now", "\n".join([head, *columns(powers_at_a_glance(ctx.session, game)),
-                                          *([""] if failing else []), *failing, *([""] if on_file else []), *on_file])
+        head = _("{game} ({variant}), {status}, {phase}; deadline {deadline}", game=game.name, variant=game.variant,
+                 status=status_word(game.status), phase=phase_name(current.row.label), deadline=deadline)
+        if game.paused_at:
+            head = _("{text} (paused)", text=head)
+        if current.row.held_to_deadline:
+            head = _("{text} (held: the phase ends then even if every order is in)", text=head)
+    on_file = [translated(line, lang) for line in orders_on_file(ctx.session, game, current,
+                                                                  on_file=ctx.lookups.on_file)]
+    failing = [translated(line, lang) for line in failing_mail(ctx.session, game)]
+    glance = columns(powers_at_a_glance(ctx.session, game, language=lang))
+    return translated(_("{game} now", game=game.name), lang), "\n".join(
+        [translated(head, lang), *glance, *([""] if failing else []), *failing, *([""] if on_file else []), *on_file])
 
 
 def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_address: str) -> Context:
@@ -60,7 +83,7 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
                 continue
             command, args = command_for(line, master=True)
             if command is None:
-                ctx.reject(line, "not a GM command (gm game master NAME HELP lists them)")
+                ctx.reject(line, _("not a GM command (gm game master NAME HELP lists them)"))
                 continue
             orders.write_orders(session, lookups)
             command.run(ctx, args, line)
@@ -75,11 +98,13 @@ def run_as_operator(session: Session, game: Game, lines: Sequence[str], *, gm_ad
 
 def queue_operator_mail(session: Session, ctx: Context, game: Game) -> None:
     """What commands run on the server queued, to the outbox (by mail, ingest queues it with the
-    acknowledgement): the notices, and the confirmation codes (PROMOTE's, an import's players')."""
+    acknowledgement): the notices, and the confirmation codes (PROMOTE's, an import's players'),
+    each subject in its reader's language as the text is."""
     domain = ctx.gm_address.rpartition("@")[2]
+    lang = languages_of(session, [to for to, *_rest in [*ctx.notices, *ctx.codes]], game)
     for to, subject, text, kind in ctx.notices:
-        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind=kind, game_id=game.id,
-                                 message_id=new_message_id(domain)))
+        session.add(OutboundMail(to_addr=to, subject=translated(subject, lang[to]), body_text=text, kind=kind,
+                                 game_id=game.id, message_id=new_message_id(domain)))
     for to, subject, text, game_id, unproven in ctx.codes:
-        session.add(OutboundMail(to_addr=to, subject=subject, body_text=text, kind="confirm", game_id=game_id,
-                                 unproven=unproven, message_id=new_message_id(domain)))
+        session.add(OutboundMail(to_addr=to, subject=translated(subject, lang[to]), body_text=text, kind="confirm",
+                                 game_id=game_id, unproven=unproven, message_id=new_message_id(domain)))

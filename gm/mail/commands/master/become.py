@@ -9,13 +9,14 @@ import logging
 from dataclasses import dataclass
 
 from gm.games import GameError
+from gm.i18n import _
 from gm.lifecycle.players import great_power
-from gm.mail.commands import Block, Context, command_for, masked, orders
+from gm.mail.commands import Block, Context, command_for, masked, orders, reason
 from gm.store.models import AuditEntry, Master, Player
 
 NAME = "BECOME"
 USAGE = "BECOME <power>"
-HELP = "act as a power for the rest of this mail: its orders, WAIT, NOWAIT, CLEAR and press, recorded as the GM's"
+HELP = _("act as a power for the rest of this mail: its orders, WAIT, NOWAIT, CLEAR and press, recorded as the GM's")
 
 log = logging.getLogger(__name__)
 
@@ -28,21 +29,22 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.is_master(line):
         return
     if not args:
-        ctx.reject(line, f"usage: {USAGE}")
+        ctx.reject(line, _("usage: {usage}", usage=USAGE))
         return
     game, master = ctx.game, ctx.master
     assert game is not None and master is not None
     try:
         power = great_power(ctx.session, game, " ".join(args))
     except GameError as e:
-        ctx.reject(line, str(e))
+        ctx.reject(line, reason(e))
         return
     player = ctx.lookups.player(game, power)
     if player is None:
-        ctx.reject(line, f"nobody plays {power} in {game.name}: ORDER {power} <order> gives its orders")
+        ctx.reject(line, _("nobody plays {power} in {game}: ORDER {power} <order> gives its orders", power=power,
+                           game=game.name))
         return
-    ctx.accept(line, f"for the rest of this mail you act as {power}: its orders, WAIT, NOWAIT, CLEAR and press, "
-                     "each recorded as the GM's")
+    ctx.accept(line, _("for the rest of this mail you act as {power}: its orders, WAIT, NOWAIT, CLEAR and press, "
+                       "each recorded as the GM's", power=power))
     _act_as(ctx, player)
     ctx.block = AsPower(master=master, player=player)
 
@@ -78,12 +80,13 @@ class AsPower(Block):
             return True
         command, args = command_for(line)
         if command is not None and command.NAME not in AS_POWER:
-            ctx.reject(masked(line), f"the GM acting as {self.player.power} gives its orders, WAIT, NOWAIT, CLEAR "
-                                     f"and press only: {command.NAME} is its player's")
+            ctx.reject(masked(line), _("the GM acting as {power} gives its orders, WAIT, NOWAIT, CLEAR and press "
+                                       "only: {command} is its player's", power=self.player.power,
+                                       command=command.NAME))
             return True
         pending = len(ctx.lookups.pending_orders)
         self._run(ctx, command, args, line)
-        for _, row in ctx.lookups.pending_orders[pending:]:
+        for _key, row in ctx.lookups.pending_orders[pending:]:
             row["entered_by"] = self.master.email  # shown in the results as entered by the GM
         if ctx.block is not self:  # the line opened a block of its own (PRESS)
             self.inner, ctx.block = ctx.block, self
@@ -109,13 +112,13 @@ class AsPower(Block):
         except Exception:  # a bug must not lose the rest of the mail
             log.exception("command failed as a power: %r", line)
             ctx.lookups.forget()
-            ctx.reject(line, "the judge could not carry this out (the GM has been told)")
+            ctx.reject(line, _("the judge could not carry this out (the GM has been told)"))
 
     def _mark(self, ctx: Context, before: int) -> None:
         """The GM's answer says what was done as the power; the audit log records it as the GM's."""
         power = self.player.power
         for result in ctx.results[before:]:
-            result.detail += f" (as {power}, by the GM)"
+            result.detail = _("{detail} (as {power}, by the GM)", detail=result.detail, power=power)
             if result.accepted:
                 ctx.session.add(AuditEntry(game_id=self.player.game_id, actor=self.master.email, action="as power",
                                            detail={"power": power, "line": result.text},

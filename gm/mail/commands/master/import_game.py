@@ -19,30 +19,34 @@ from sqlalchemy.orm import Session
 
 from gm.engine.variant import Variant
 from gm.games import CurrentPhase, GameError, active_players, current_phase, masters, variant_of
+from gm.i18n import _, _n, translated
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.moving_in import Position, Problem, Refused, move_in, read_position, summary
 from gm.lifecycle.moving_in.own_text import write as position_text
+from gm.lifecycle.overview import status_word
+from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.phases import missing, owed_table
 from gm.lifecycle.timing import set_options
-from gm.mail.commands import NO_SUCH_GAME, Block, Context, Lookups, command_for, confirmations
+from gm.mail.commands import NO_SUCH_GAME, Block, Context, Lines, Lookups, command_for, confirmations, reason
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.commands.master import OPERATOR
+from gm.mail.commands.master import OPERATOR, heading
 from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.intake.auth import new_password_refused
 from gm.mail.intake.message import InboundMessage, command_lines
 from gm.mail.outgoing import press
-from gm.mail.outgoing.game_mail import deadline_text, thread_id
+from gm.mail.outgoing.game_mail import thread_id
 from gm.mail.outgoing.mail_maps import map_attachment, map_palette, reader_palette
 from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
 from gm.maps.render import position_scene, render
 from gm.store.models import Confirmation, Game, GameStatus, Master, OutboundMail, Player, new_message_id, utcnow
 from gm.store.passwords import PasswordVerifier
+from gm.view.results import moment_text
 
 NAME = "IMPORT"
 USAGE = "IMPORT [YES], then the other judge's text to the end of the mail (or to an ENDIMPORT line)"
-HELP = ("move a game in from another judge into this forming game: IMPORT shows what is read, IMPORT YES with "
-        "the same text makes it (paused; each player confirms by a code mailed to them; RESUME starts it)")
+HELP = _("move a game in from another judge into this forming game: IMPORT shows what is read, IMPORT YES with "
+         "the same text makes it (paused; each player confirms by a code mailed to them; RESUME starts it)")
 CONFIRMS = confirmations.MOVED  # the confirmations it carries out (gm.mail.commands.confirm)
 END = "ENDIMPORT"
 # A player of a game moved in has no password until the SET PASSWORD line after its CONFIRM sets
@@ -54,7 +58,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.is_master(line):
         return
     if args and [a.upper() for a in args] != ["YES"]:
-        ctx.reject(line, f"usage: {USAGE}")
+        ctx.reject(line, _("usage: {usage}", usage=USAGE))
         return
     ctx.block = _Text(line, bool(args))
 
@@ -93,26 +97,28 @@ def carry_out(ctx: Context, line: str, yes: bool, text: str) -> None:
     game = ctx.game
     assert game is not None
     if game.status != GameStatus.FORMING:
-        ctx.reject(line, f"{game.name} is {game.status}: a game moves in to a forming game of yours (CREATE one, or "
-                         "gm game new), before anyone joins it")
+        ctx.reject(line, _("{game} is {status}: a game moves in to a forming game of yours (CREATE one, or gm game "
+                           "new), before anyone joins it", game=game.name, status=status_word(game.status)))
         return
     if not text.strip():
-        ctx.reject(line, f"no text after the {NAME} line: paste the other judge's text after it (or forward its mail)")
+        ctx.reject(line, _("no text after the {command} line: paste the other judge's text after it (or forward "
+                           "its mail)", command=NAME))
         return
     variant = variant_of(game)
     try:
         position = read_position(text, game.variant)
         address_problems(position, ctx.gm_address, set(masters(ctx.session, game)))
     except Refused as e:
-        ctx.reject(line, f"the text cannot move in: {len(e.problems)} problem{'s' if len(e.problems) > 1 else ''} "
-                         "(below); nothing was made")
-        ctx.add_section("What cannot be read", "\n".join(str(p) for p in e.problems))
+        ctx.reject(line, _n("the text cannot move in: {count} problem (below); nothing was made",
+                            "the text cannot move in: {count} problems (below); nothing was made", len(e.problems)))
+        ctx.add_section(_("What cannot be read"), Lines([str(p) for p in e.problems]))
         return
-    shown = "\n".join([*summary(variant, position), "", position.text(variant)])
+    shown = Lines([*summary(variant, position), "", position.text(variant)])
     if not yes:
-        ctx.accept(line, f"read: {position.source}, {variant.phase_label(position.state.phase)}; nothing is made yet: "
-                         f"send this mail again with {NAME} YES in place of {NAME} to make the game")
-        ctx.add_section("The game read", shown)
+        ctx.accept(line, _("read: {source}, {phase}; nothing is made yet: send this mail again with {command} YES in "
+                           "place of {command} to make the game", source=position.source,
+                           phase=phase_name(variant.phase_label(position.state.phase)), command=NAME))
+        ctx.add_section(_("The game read"), shown)
         if has_art(variant.name):
             png = render(variant, position_scene(variant, position.state, game.name), map_palette(game))
             ctx.attach({"filename": f"{game.name}-read.png", "content_type": "image/png",
@@ -121,11 +127,11 @@ def carry_out(ctx: Context, line: str, yes: bool, text: str) -> None:
     try:
         current, invited = take_in(ctx, game, position)
     except GameError as e:
-        ctx.reject(line, str(e))
+        ctx.reject(line, reason(e))
         return
     ctx.lookups.forget()
     ctx.accept(line, made(game, current, invited, position))
-    ctx.add_section("The game moved in", shown)
+    ctx.add_section(_("The game moved in"), shown)
     if has_art(variant.name):
         ctx.attach(map_attachment(current.row, "position", map_palette(game), f"{game.name}-position.png"))
 
@@ -133,12 +139,24 @@ def carry_out(ctx: Context, line: str, yes: bool, text: str) -> None:
 def made(game: Game, current: CurrentPhase, invited: list[str], position: Position) -> str:
     """What the GM is told once the game is made."""
     unplayed = [p for p, a in position.players.items() if not a]
-    return (f"{game.name} is under way in {current.row.label}, paused: "
-            f"{len(invited)} player{'s' if len(invited) != 1 else ''} ({', '.join(invited) or 'none'}) were mailed a "
-            "code to confirm their address and choose a password"
-            + (f"; nobody plays {', '.join(unplayed)}" if unplayed else "")
-            + ". RESUME starts the clock once you are ready (the deadline then moves on by the time paused); "
-              "a player whose code expired gets the power again by REPLACE")
+    powers = ", ".join(invited) or _("none")
+    values = {"game": game.name, "phase": phase_name(current.row.label), "powers": powers}
+    if unplayed:
+        return _n("{game} is under way in {phase}, paused: {count} player ({powers}) were mailed a code to confirm "
+                  "their address and choose a password; nobody plays {unplayed}. RESUME starts the clock once you "
+                  "are ready (the deadline then moves on by the time paused); a player whose code expired gets the "
+                  "power again by REPLACE",
+                  "{game} is under way in {phase}, paused: {count} players ({powers}) were mailed a code to confirm "
+                  "their address and choose a password; nobody plays {unplayed}. RESUME starts the clock once you "
+                  "are ready (the deadline then moves on by the time paused); a player whose code expired gets the "
+                  "power again by REPLACE", len(invited), unplayed=", ".join(unplayed), **values)
+    return _n("{game} is under way in {phase}, paused: {count} player ({powers}) were mailed a code to confirm their "
+              "address and choose a password. RESUME starts the clock once you are ready (the deadline then moves on "
+              "by the time paused); a player whose code expired gets the power again by REPLACE",
+              "{game} is under way in {phase}, paused: {count} players ({powers}) were mailed a code to confirm their "
+              "address and choose a password. RESUME starts the clock once you are ready (the deadline then moves on "
+              "by the time paused); a player whose code expired gets the power again by REPLACE",
+              len(invited), **values)
 
 
 def address_problems(position: Position, gm_address: str, gms: set[str]) -> None:
@@ -151,10 +169,11 @@ def address_problems(position: Position, gm_address: str, gms: set[str]) -> None
         try:
             player_address(address, gm_address)
         except AddressError as e:
-            problems.append(Problem(None, f"{power}: {e} (write 'Player {power}: <address>' after the text to give "
-                                          "another)"))
+            problems.append(Problem(None, _("{power}: {error} (write 'Player {power}: <address>' after the text to "
+                                            "give another)", power=power, error=reason(e))))
         if address in gms:
-            problems.append(Problem(None, f"{power}: {address} is a GM of the game: a GM plays no power"))
+            problems.append(Problem(None, _("{power}: {address} is a GM of the game: a GM plays no power",
+                                            power=power, address=address)))
     if problems:
         raise Refused(problems)
 
@@ -171,7 +190,7 @@ def take_in(ctx: Context, game: Game, position: Position) -> tuple[CurrentPhase,
     for power in invited:
         confirmations.request(
             ctx, confirmations.JOIN, position.players[power] or "",
-            subject=f"gm: confirm you play {power} in {game.name}",
+            subject=_("gm: confirm you play {power} in {game}", power=power, game=game.name),
             template="confirm_moved", values={"game": game.name, "power": power, "variant": variant.title,
                                               "source": position.source},
             game=game, power=power, detail={"as": confirmations.MOVED, "source": position.source,
@@ -206,8 +225,8 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     power, address = confirmation.power or "", confirmation.address
     why = NO_SUCH_GAME if game is None else _refusal(ctx, game, power, address)
     if why is None and not _chooses_password(ctx):
-        why = ("choose your password in the same mail: CONFIRM <code> and, on the line after it, SET PASSWORD "
-               "<password> (the code still serves)")
+        why = _("choose your password in the same mail: CONFIRM <code> and, on the line after it, SET PASSWORD "
+                "<password> (the code still serves)")
     why = why or new_password_refused(ctx.session, ctx.message.sender, ctx.new_passwords)
     if why is not None:
         ctx.refuse_sign_on(shown, why)
@@ -222,13 +241,17 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     _welcome(ctx, game, player, str((confirmation.detail or {}).get("source", "another judge")))
     playing = len(active_players(ctx.session, game))
     invited = int((confirmation.detail or {}).get("invited", playing))
+    told = _n("{address} confirmed they play {power} in {game} ({playing} of {count} players named have confirmed). "
+              "RESUME starts the clock once you are ready.",
+              "{address} confirmed they play {power} in {game} ({playing} of {count} players named have confirmed). "
+              "RESUME starts the clock once you are ready.", invited, address=address, power=power, game=game.name,
+              playing=playing)
     for gm in masters(ctx.session, game):
-        ctx.notify(gm, f"[{game.name}] {power} confirmed",
-                   render_notice("announcement", game=game.name, text=(
-                       f"{address} confirmed they play {power} in {game.name} ({playing} of {invited} players "
-                       f"named have confirmed). RESUME starts the clock once you are ready.")))
-    ctx.accept(shown, f"you play {power} in {game.name}; the SET PASSWORD line sets your password; the position, "
-                      "its map and the deadline come in a mail of their own")
+        lang = ctx.language(gm)
+        ctx.notify(gm, translated(_("[{game}] {power} confirmed", game=game.name, power=power), lang),
+                   render_notice("announcement", lang, game=game.name, text=told))
+    ctx.accept(shown, _("you play {power} in {game}; the SET PASSWORD line sets your password; the position, its "
+                        "map and the deadline come in a mail of their own", power=power, game=game.name))
     return True
 
 
@@ -236,15 +259,16 @@ def _refusal(ctx: Context, game: Game, power: str, address: str) -> str | None:
     """Why `address` may not take `power` now (the game over, the power played by someone the GM
     chose meanwhile, the address a GM's or another power's player)."""
     if game.status != GameStatus.ACTIVE:
-        return f"{game.name} is {game.status}"
+        return _("{game} is {status}", game=game.name, status=status_word(game.status))
     players = active_players(ctx.session, game)
     if any(p.power == power for p in players):
-        return f"{power} has a player in {game.name} already"
+        return _("{power} has a player in {game} already", power=power, game=game.name)
     if address in masters(ctx.session, game):
-        return f"{address} is a GM of {game.name}: a GM plays no power"
+        return _("{address} is a GM of {game}: a GM plays no power", address=address, game=game.name)
     mine = [p.power for p in players if p.email == address]
     if mine and not (game.options or {}).get(SEVERAL_POWERS):
-        return f"this address plays {mine[0]} in {game.name} already: one address plays one power"
+        return _("this address plays {power} in {game} already: one address plays one power", power=mine[0],
+                 game=game.name)
     return None
 
 
@@ -270,31 +294,41 @@ def _welcome(ctx: Context, game: Game, player: Player, source: str) -> None:
     if has_art(game.variant):
         attachments = [map_attachment(current.row, "position", reader_palette(game, player),
                                       f"{game.name}-position.png")]
-    text = render_notice("announcement", game=game.name, text=welcome(ctx, game, variant, player, current, source))
+    lang = ctx.language(player.email)
+    text = render_notice("announcement", lang, game=game.name,
+                         text=welcome(ctx, game, variant, player, current, source, lang))
     thread = thread_id(game, ctx.gm_address)
-    ctx.session.add(OutboundMail(to_addr=player.email, subject=f"{game.name}: you play {player.power}",
+    subject = translated(_("{game}: you play {power}", game=game.name, power=player.power), lang)
+    ctx.session.add(OutboundMail(to_addr=player.email, subject=subject,
                                  body_text=text, attachments=attachments, in_reply_to=thread, references=thread,
                                  game_id=game.id, kind="notice",
                                  message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
 
 
-def welcome(ctx: Context, game: Game, variant: Variant, player: Player, current: CurrentPhase, source: str) -> str:
+def welcome(ctx: Context, game: Game, variant: Variant, player: Player, current: CurrentPhase, source: str,
+            language: str) -> str:
+    """The player's mail, written in `language`."""
     power = player.power or ""
     state = current.state
-    deadline = deadline_text(current.row.deadline_at or game.deadline_at, rules_of(game.options).timezone)
-    lines = [f"The GM of {game.name} ({variant.title}) moved the game here from {source}: you play {power}.", "",
-             f"Send your mail to {ctx.gm_address}, with this line first (your password in place of <password>):",
-             f"  SIGNON {power} {game.name} <password>",
-             "and your orders after it. HELP lists every command; SET PASSWORD changes your password.", "",
-             f"{game.name} is in {current.row.label}; the deadline is {deadline}."]
+    deadline = moment_text(current.row.deadline_at or game.deadline_at, rules_of(game.options).timezone)
+    texts: list[str] = [
+        _("The GM of {game} ({variant}) moved the game here from {source}: you play {power}.", game=game.name,
+          variant=variant.title, source=source, power=power), "",
+        _("Send your mail to {address}, with this line first (your password in place of <password>):",
+          address=ctx.gm_address),
+        f"  SIGNON {power} {game.name} <password>",
+        _("and your orders after it. HELP lists every command; SET PASSWORD changes your password."), "",
+        _("{game} is in {phase}; the deadline is {deadline}.", game=game.name, phase=phase_name(current.row.label),
+          deadline=deadline)]
     if game.paused_at is not None:
-        lines.append("The GM has paused the game while its players confirm their addresses: orders are taken "
-                     "meanwhile, and once the GM starts the clock again the deadline moves on by the time paused.")
+        texts.append(_("The GM has paused the game while its players confirm their addresses: orders are taken "
+                       "meanwhile, and once the GM starts the clock again the deadline moves on by the time paused."))
     due = missing(variant, state, power, ctx.lookups.on_file(owed_table(state), current.row, power))
-    lines.append(f"Due from {power} now: {', '.join(due)}." if due else f"{power} owes nothing this phase.")
-    lines += ["", "Position", "--------", position_text(variant, state, {}, heading=False)]
+    texts.append(_("Due from {power} now: {due}.", power=power, due=", ".join(translated(d, language) for d in due))
+                 if due else _("{power} owes nothing this phase.", power=power))
+    texts += ["", *heading(_("Position"), language), position_text(variant, state, {}, heading=False)]
     if has_art(game.variant):
-        lines += ["", "The map of the position is attached."]
+        texts += ["", _("The map of the position is attached.")]
     rules = rules_of(game.options).describe(bidding=variant.has_bidding)
-    lines += ["", "House rules", "-----------", *rules]
-    return "\n".join(lines)
+    texts += ["", *heading(_("House rules"), language), *rules]
+    return "\n".join(translated(text, language) for text in texts)

@@ -5,20 +5,21 @@ from gm.engine.adjudicator import check_order
 from gm.engine.orders import Allocation
 from gm.engine.parse import parse_order
 from gm.games import GameError, variant_of
+from gm.i18n import _
 from gm.lifecycle.edits import leading_power
 from gm.lifecycle.timing import under_way
-from gm.mail.commands import Context, orders
+from gm.mail.commands import Context, orders, reason
 
 NAME = "ORDER"
 USAGE = "ORDER <power> <order>"
-HELP = "an order on a power's behalf, shown in the results as entered by the GM"
+HELP = _("an order on a power's behalf, shown in the results as entered by the GM")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.is_master(line):
         return
     if len(args) < 2:
-        ctx.reject(line, f"usage: {USAGE} (ORDER France A Par - Bur)")
+        ctx.reject(line, _("usage: {usage} ({example})", usage=USAGE, example="ORDER France A Par - Bur"))
         return
     enter(ctx, args, line, NAME)
 
@@ -32,30 +33,31 @@ def enter(ctx: Context, args: list[str], line: str, name: str) -> None:
         current = under_way(ctx.session, game)
         power, rest = leading_power(variant, args)
     except GameError as e:
-        ctx.reject(line, str(e))
+        ctx.reject(line, reason(e))
         return
     if variant.rules.is_minor(variant, current.state, power) and variant.rules.minors_ordered_by_points:
-        ctx.reject(line, f"{power} is a minor power: its units are ordered through the great powers' allocations "
-                         "(DP <power> <n> <order>)")
+        ctx.reject(line, _("{power} is a minor power: its units are ordered through the great powers' allocations "
+                           "(DP <power> <n> <order>)", power=power))
         return
     text = " ".join(rest)
     is_dp = name != NAME
     if is_dp and variant.rules.points_available(variant, current.state, power) is None:
-        ctx.reject(line, f"{variant.title} has no point allocations: ORDER <power> <order> gives an order")
+        ctx.reject(line, _("{variant} has no point allocations: ORDER <power> <order> gives an order",
+                           variant=variant.title))
         return
     parsed = parse_order(variant, text, power, current.state.phase.kind, current.state)
     if parsed.order is None:
-        ctx.reject(line, f"{power}: {parsed.error or 'not understood'}")
+        ctx.reject(line, _("{power}: {error}", power=power, error=parsed.error or _("not understood")))
         return
     order = parsed.order
     if isinstance(order, Allocation) != is_dp:
-        use = "DP <power> <n> <order>" if not is_dp else "ORDER <power> <order>"
-        ctx.reject(line, f"{'an allocation' if not is_dp else 'not an allocation'}: use {use}")
+        ctx.reject(line, _("an allocation: use {usage}", usage="DP <power> <n> <order>") if not is_dp else
+                   _("not an allocation: use {usage}", usage="ORDER <power> <order>"))
         return
     why = check_order(variant, current.state, order)
     if why:
-        ctx.reject(line, f"{power}: {why}")
+        ctx.reject(line, _("{power}: {error}", power=power, error=why))
         return
     orders.store(ctx, current.row.id, order, line)
     ctx.audit(name.lower(), {"phase": current.row.label, "power": power, "order": str(order)})
-    ctx.accept(line, f"{power}: {order} (entered by the GM)")
+    ctx.accept(line, _("{power}: {order} (entered by the GM)", power=power, order=str(order)))

@@ -4,11 +4,12 @@ results go to every player and GM as after PROCESS."""
 from __future__ import annotations
 
 from gm.games import GameError, masters, variant_of
+from gm.i18n import _, _n
 from gm.lifecycle import phases
-from gm.lifecycle.phase_names import read_phase
+from gm.lifecycle.phase_names import phase_name, read_phase
 from gm.lifecycle.rollforward import roll_forward
 from gm.lifecycle.timing import end_rollback_pause
-from gm.mail.commands import Context
+from gm.mail.commands import Context, Lines, reason
 from gm.mail.commands.master.process import where_now
 from gm.mail.commands.orders import unit_key
 from gm.mail.outgoing.game_mail import queue_progress
@@ -16,8 +17,8 @@ from gm.store.models import utcnow
 
 NAME = "ROLLFORWARD"
 USAGE = "ROLLFORWARD [phase]   (after ROLLBACK: ROLLFORWARD, or ROLLFORWARD F1902M to stop at its start)"
-HELP = ("after a ROLLBACK, play the phases it undid again with the orders then on file, up to where the game was "
-        "(or the phase named); results to every player")
+HELP = _("after a ROLLBACK, play the phases it undid again with the orders then on file, up to where the game was "
+         "(or the phase named); results to every player")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -26,7 +27,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     game, session = ctx.game, ctx.session
     phase = read_phase(variant_of(game), " ".join(args)) if args else None
     if args and phase is None:
-        ctx.reject(line, f"{' '.join(args)!r} is no phase: usage: {USAGE}")
+        ctx.reject(line, _("{phase} is no phase: usage: {usage}", phase=repr(" ".join(args)), usage=USAGE))
         return
     now = utcnow()
     trial = session.begin_nested()  # a refusal after part of the replay changes nothing
@@ -35,7 +36,7 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     except GameError as e:
         trial.rollback()
         ctx.lookups.forget()
-        ctx.reject(line, str(e))
+        ctx.reject(line, reason(e))
         return
     trial.commit()
     players = phases.players_by_power(session, game)
@@ -46,11 +47,14 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     labels = [end.row.label for end in done.ended]
     ctx.audit("rollforward", {"phases": labels, "restored": done.restored, "unread": done.unread,
                               "stopped": done.stopped})
-    said = [f"{', '.join(labels) or 'nothing'} adjudicated again with the orders then on file; the results went to "
-            f"every player and GM; {done.restored} orders put back on file"]
+    said = _n("{phases} adjudicated again with the orders then on file; the results went to every player and GM; "
+              "{count} orders put back on file",
+              "{phases} adjudicated again with the orders then on file; the results went to every player and GM; "
+              "{count} orders put back on file", done.restored,
+              phases=Lines([phase_name(label) for label in labels], ", ") if labels else _("nothing"))
     if done.unread:
-        said.append(f"left out, no longer orders there: {'; '.join(done.unread)}")
+        said = _("{text}; left out, no longer orders there: {orders}", text=said, orders="; ".join(done.unread))
     if done.stopped:
-        said.append(f"stopped: {done.stopped}")
-    said.append(where_now(ctx))
-    ctx.accept(line, "; ".join(said))
+        said = _("{text}; stopped: {why}", text=said, why=done.stopped)
+    # TRANSLATORS: what the replay did, then where the game is now ('now Fall 1901, Movement, deadline ...')
+    ctx.accept(line, _("{text}; {now}", text=said, now=where_now(ctx)))

@@ -2,6 +2,7 @@
 none (the GM may always send press)."""
 from __future__ import annotations
 
+from gm.i18n import _
 from gm.mail.outgoing import press
 from gm.mail.commands import Context
 from gm.mail.outgoing.game_mail import queue_announcement
@@ -9,7 +10,7 @@ from gm.store.models import GameStatus, utcnow
 
 NAME = "SET PRESS"
 USAGE = "SET PRESS WHITE|GREY|NONE"
-HELP = "press between players: signed by the sender's power, anonymous, or none (the GM may always send press)"
+HELP = _("press between players: signed by the sender's power, anonymous, or none (the GM may always send press)")
 
 _WORDS = {"WHITE": "white", "GREY": "grey", "GRAY": "grey", "NONE": "none", "NO": "none", "OFF": "none"}
 
@@ -18,19 +19,20 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     if not ctx.is_master(line):
         return
     if len(args) != 1 or args[0].upper() not in _WORDS:
-        ctx.reject(line, f"usage: {USAGE}")
+        ctx.reject(line, _("usage: {usage}", usage=USAGE))
         return
     game, kind = ctx.game, _WORDS[args[0].upper()]
     if game.status == GameStatus.FINISHED:
-        ctx.reject(line, f"{game.name} is over: its press is closed")
+        ctx.reject(line, _("{game} is over: its press is closed", game=game.name))
         return
     before = press.press_kind(game)
     if kind == before:
-        ctx.accept(line, f"press in {game.name} is {kind} already: nothing changed")
+        ctx.accept(line, _("press in {game} is {kind} already: nothing changed", game=game.name, kind=kind))
         return
     press.set_press_kind(game, kind)
     ctx.audit("set press", {"from": before, "to": kind})
-    queue_announcement(ctx.session, game, f"Press is now {kind}",
-                       f"The GM has changed the press of {game.name} to {press.describe(kind)}.",
+    queue_announcement(ctx.session, game, _("Press is now {kind}", kind=kind),
+                       _("The GM has changed the press of {game} to {press}.", game=game.name,
+                         press=press.describe(kind)),
                        gm_address=ctx.gm_address, now=utcnow())
-    ctx.accept(line, f"press in {game.name} is {kind} now; every player is told")
+    ctx.accept(line, _("press in {game} is {kind} now; every player is told", game=game.name, kind=kind))

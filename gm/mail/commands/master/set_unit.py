@@ -6,13 +6,14 @@ from collections.abc import Callable
 from sqlalchemy.orm import Session
 
 from gm.games import GameError
+from gm.i18n import _
 from gm.lifecycle.edits import Edit, set_unit
-from gm.mail.commands import Context
+from gm.mail.commands import Context, reason
 from gm.store.models import Game
 
 NAME = "SET UNIT"
 USAGE = "SET UNIT <power> <unit>"
-HELP = "put a unit on the board (A Par, F Stp/nc), replacing whatever stands there"
+HELP = _("put a unit on the board (A Par, F Stp/nc), replacing whatever stands there")
 
 
 def run(ctx: Context, args: list[str], line: str) -> None:
@@ -28,11 +29,12 @@ def run_edit(ctx: Context, args: list[str], line: str, action: str,
     try:
         done = edit(ctx.session, ctx.game, args)
     except GameError as e:
-        ctx.reject(line, str(e))
+        ctx.reject(line, reason(e))
         return
     ctx.lookups.forget()
     ctx.audit(action, done.audit_detail())
     detail = done.change
     if done.withdrawn:
-        detail += "; withdrawn, as they no longer fit: " + "; ".join(f"{p}: {o}" for p, o in done.withdrawn)
-    ctx.accept(line, f"{detail} (REISSUE tells the players)")
+        detail = _("{change}; withdrawn, as they no longer fit: {orders}", change=done.change,
+                   orders="; ".join(f"{p}: {o}" for p, o in done.withdrawn))
+    ctx.accept(line, _("{text} (REISSUE tells the players)", text=detail))

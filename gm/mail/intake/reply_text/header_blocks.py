@@ -5,15 +5,24 @@ plain text, a field's value wrapped onto the next line ('From: A Long Display Na
 '<name@example.org>'), and Lotus Notes' layout ('Jane Roe/Sales/Acme@ACME' or 'From: Jane
 Roe/Sales/Acme@ACME', the date on a line of its own, 'To:', 'cc:', 'Subject:').
 
-A block is a From field followed, within a few lines, by a date field or by two other kinds of
-field (To, Cc, Subject): a line such as "To: England" or "Subject to ..." in the new text alone is
-no block.
+A block is a run of consecutive `Name: value` lines (a value may wrap onto a line or two), its
+fields in any order, with names known here or not ('Kategorien:', 'Priorité :', any script), that
+shows one of:
+  - a From field and a date field, or a From field and two of To, Cc, Subject;
+  - a date field and two of To, Cc, Subject, with a date or a time in a value;
+  - four fields or more, a From or a date field and another known one among them, with an
+    address or a date in a value;
+  - four fields or more, whatever their names, with an address and a date in their values.
+A line such as "To: England" or "Subject to ..." in the new text alone is no block, nor are a
+player's "Name: value" lines without an address or a date, nor any line shaped like an order or a
+command ("Germany: A Ber - Kie", "PRESS TO France:"), which is never taken for an unknown field.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from gm.mail.intake.reply_text.common import words
+from gm.mail.intake.reply_text.common import order_shaped, words
 
 _FROM = words(
     "from", "von", "de", "de la", "van", "da", "från", "fra", "od", "от", "від", "lähettäjä",
@@ -74,25 +83,68 @@ _DATE_LINE = re.compile(r"[\w.,/ -]{0,40}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}[\w.,/ ]
 _WRAPPED = re.compile(r"[<\[(]?\s*(mailto:)?[^\s@<>]+@[^\s@<>]+\s*[>\])]?[;,]?|\[mailto:.*\]|<[^<>]*>.*")
 
 
+# Any field, its name known here or not: one to three words in any script ('Kategorien', 'Reply-To',
+# 'A/c', 'Κοιν.', 'विषय' with its vowel signs), then a colon (French puts a space before it).
+_ANY_FIELD = re.compile(r"\*{0,2}\s*([^:：*]{1,40}?)\s*\*{0,2}\s*(:(?=[\s*]|$)|：)")
+_LETTER = r"(?:[^\W\d_]|[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e31-\u0e4e])"
+_NAME = re.compile(rf"{_LETTER}+(?:[-.'’/]{_LETTER}+)*\.?(?: {_LETTER}+(?:[-.'’/]{_LETTER}+)*\.?){{0,2}}")
+# What shows a run of fields is a mail's header: an address, a date or a time in a value.
+_ADDRESS = re.compile(r"[^\s@<>()\[\]]+@[^\s@<>()\[\]]+")
+_DATED = re.compile(
+    r"(?<![\d.:])\d{1,2}[:.h]\d{2}(?![\d.])|"  # 13:09, 10.00, 13h09
+    r"\d{1,4}\s?[./-]\s?\d{1,2}\s?[./-]\s?\d{1,4}|"  # 27.11.2026, 2026-11-27
+    r"\d{4}\s?[年년]|"  # 2026年11月27日
+    r"\d{1,2}\.?\s+[^\W\d_]{3,}\.?,?\s+\d{4}|[^\W\d_]{3,}\.?\s+\d{1,2},?\s+\d{4}")  # 27 Nov 2026
+
+
 def field_kind(s: str) -> str | None:
     """Which kind of header field the stripped line s is ('from', 'date', 'to', 'cc', 'subject',
-    'other'), or None."""
+    'other'), 'field' for a name not known here, or None."""
     if len(s) > 2000:
         return None
     for kind, pattern in _KINDS:
         if pattern.match(s):
             return kind
+    m = _ANY_FIELD.match(s)
+    # a line that may be meant as an order or a command is no field whatever its colon
+    if m and _NAME.fullmatch(m.group(1)) and not order_shaped(s):
+        return "field"
     return None
+
+
+def _is_block(seen: set[str], fields: int, address: bool, dated: bool) -> bool:
+    """Whether fields of the kinds `seen` (`fields` lines), with an address or a date in their
+    values or not, make a header block (see the module's docstring)."""
+    others = len(seen & {"to", "cc", "subject"})
+    anchor = "from" in seen or "date" in seen
+    if "from" in seen and ("date" in seen or others >= 2):
+        return True
+    if "date" in seen and dated and others >= 2:
+        return True
+    if fields < 4:
+        return False
+    if anchor and len(seen - {"field"}) >= 2 and (address or dated):
+        return True
+    return address and dated
+
+
+@lru_cache(maxsize=256)  # each line is looked at from up to 20 lines above it
+def _facts(s: str) -> tuple[str | None, bool, bool]:
+    """The field kind of the stripped line s, and whether it has an address, a date or a time."""
+    head = s[:300]
+    return field_kind(s), _ADDRESS.search(head) is not None, _DATED.search(head) is not None
 
 
 def _block_from(lines: list[str], i: int, seen: set[str]) -> bool:
     """Whether the fields from line i on, with those `seen` already, make a header block."""
+    fields, address, dated = len(seen), False, False
     loose = 0  # lines in a row that are no field: a wrapped value, a date on its own line
-    for j in range(i, min(i + 16, len(lines))):
+    for j in range(i, min(i + 20, len(lines))):
         s = lines[j].strip()
-        kind = field_kind(s) if s else None
+        kind, has_address, has_date = _facts(s) if s else (None, False, False)
         if kind is not None:
             seen.add(kind)
+            fields += 1
             loose = 0
         else:
             previous = lines[j - 1].rstrip() if j > 0 else ""
@@ -101,7 +153,8 @@ def _block_from(lines: list[str], i: int, seen: set[str]) -> bool:
             loose += 1
             if j == i or not continued or loose > 2:
                 return False
-        if "from" in seen and ("date" in seen or len(seen & {"to", "cc", "subject"}) >= 2):
+        address, dated = address or has_address, dated or has_date
+        if _is_block(seen, fields, address, dated):
             return True
     return False
 
@@ -109,7 +162,7 @@ def _block_from(lines: list[str], i: int, seen: set[str]) -> bool:
 def header_block(lines: list[str], i: int) -> bool:
     """Does a header block of the mail replied to or forwarded start at line i?"""
     s = lines[i].strip()
-    if field_kind(s) is not None:
+    if s and _facts(s)[0] is not None:
         return _block_from(lines, i, set())
     if _NOTES_NAME.fullmatch(s):
         # the date on a line of its own, and blank lines, may come before the fields
