@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from gm.games import GAME_NAME_MAX, find_game, masters
+from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import start as start_game
 from gm.store.db import make_engine, make_session_factory, transaction, upgrade
 from gm.store.models import Game, OrderRecord, OutboundMail, Player, utcnow
@@ -236,3 +237,23 @@ def test_a_code_a_command_on_the_server_makes_goes_to_the_outbox(db_url: str) ->
     with transaction(factory) as s:
         (code,) = s.scalars(select(OutboundMail).where(OutboundMail.to_addr == "co@example.org")).all()
         assert code.kind == "confirm" and "CONFIRM" in code.body_text
+
+
+def test_a_games_language_is_set_at_creation_and_its_mail_is_in_it(tmp_path: Path) -> None:
+    db = tmp_path / "gm.sqlite3"
+    upgrade(f"sqlite:///{db}")
+    done = gm("game", "new", "fr1", "--language", "français", "--master", "gm@example.org", db=db)
+    assert done.returncode == 0, done.stderr
+    bad = gm("game", "new", "x1", "--language", "klingon", db=db)
+    assert bad.returncode == 2 and "unknown language 'klingon'" in bad.stderr
+    factory = make_session_factory(make_engine(f"sqlite:///{db}"))
+    with transaction(factory) as s:
+        game = find_game(s, "fr1")
+        assert game is not None and rules_of(game.options).language == "fr"
+        s.add(Player(game_id=game.id, power="France", email="france@players.example", password_hash="-"))
+    assert gm("game", "start", "fr1", db=db).returncode == 0
+    with transaction(factory) as s:
+        mail = {m.to_addr: m for m in s.scalars(select(OutboundMail))}
+    # the player and the GM chose no language: both read the game's
+    for to in ("france@players.example", "gm@example.org"):
+        assert "Printemps 1901" in mail[to].body_text and "Spring 1901" not in mail[to].body_text

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
@@ -116,10 +117,8 @@ class Demo:
             return 1
         engine = create_engine(self.db_url)  # read only, without the service's write locks
         with (self.out / "gm-serve.log").open("wb") as log:
-            self.serve = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "gm", "serve", env=self._env(), stdout=log, stderr=asyncio.subprocess.STDOUT)
             try:
-                await self._wait_for_port(self.smtp_port)
+                await self._start_serve(log)
                 print(f"\ngm serve is running (process {self.serve.pid}, log in {self.out / 'gm-serve.log'}): "
                       f"IMAP on 127.0.0.1:{self.imap_port}, SMTP on 127.0.0.1:{self.smtp_port}")
                 print(f"{len(v.great_powers)} players JOIN by mail to {GM} and CONFIRM with the code mailed back, "
@@ -171,6 +170,23 @@ class Demo:
         output, _ = await proc.communicate()
         print(output.decode(errors="replace").rstrip())
         return proc.returncode or 0
+
+    async def _start_serve(self, log: BinaryIO, tries: int = 3) -> None:
+        """gm serve started and listening. A free port may be taken by another program between
+        choosing it and gm serve binding it: then again, on other ports."""
+        for attempt in range(tries):
+            self.serve = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "gm", "serve", env=self._env(), stdout=log, stderr=asyncio.subprocess.STDOUT)
+            try:
+                await self._wait_for_port(self.smtp_port)
+                return
+            except DemoFailed:
+                log.flush()
+                taken = b"cannot listen" in (self.out / "gm-serve.log").read_bytes()
+                if not taken or attempt == tries - 1:
+                    raise
+            self.imap_port, self.smtp_port = _free_port(), _free_port()
+            self.cast.imap_port, self.cast.smtp_port = self.imap_port, self.smtp_port
 
     async def _wait_for_port(self, port: int, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -69,8 +69,8 @@ class UnverifiedPress(Block):
         elif self.lines > press.MAX_LINES or self.chars > press.MAX_CHARS:
             ctx.reject(self.line, _("press is at most {max_lines} lines and {max_characters} characters, "
                                     "this one has {lines} and {characters}: nothing was sent",
-                                    max_lines=press.MAX_LINES, max_characters=f"{press.MAX_CHARS:,}",
-                                    lines=self.lines, characters=f"{self.chars:,}"))
+                                    max_lines=press.MAX_LINES, max_characters=format(press.MAX_CHARS, ","),
+                                    lines=self.lines, characters=format(self.chars, ",")))
         else:
             _relay(ctx, self)
 

@@ -109,7 +109,7 @@ def _tell_failing(ctx: Context, address: str) -> None:
     if mark is None:
         return
     undelivered = _("The judge's mail to {address} has been coming back undelivered since {since} UTC.",
-                    address=address, since=f"{mark.since:%Y-%m-%d %H:%M}")
+                    address=address, since=mark.since.strftime("%Y-%m-%d %H:%M"))
     if address == ctx.message.sender:
         then = _("Your mail from that address arrived, so the judge takes it that it works again.")
     else:
