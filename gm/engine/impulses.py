@@ -62,7 +62,7 @@ from gm.engine.graph import Terrain
 from gm.engine.impulse_retreats import retreat_after_impulse
 from gm.engine.model import Dislodged, GameState, Phase, PhaseKind, Season, Unit, UnitType, province_of
 from gm.engine.multiple import MultiMovement
-from gm.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
+from gm.engine.orders import (Build, kind_name, Convoy, Disband, Hold, Move, Order, Permit, Retreat, Step, Steps, SupportHold,
                               SupportMove, Waive)
 from gm.engine.resolve import MOVEMENT_ORDERS, unit_for
 from gm.engine.results import OrderResult, Result
@@ -194,7 +194,7 @@ def resolve_turn(variant: Variant, state: GameState, orders: Sequence[Order]) ->
             continue
         if kind is not Steps and not isinstance(order, MOVEMENT_ORDERS):
             results.append(OrderResult(order, Result.VOID, _("{kind} orders are not given in a turn",
-                                                             kind=kind.__name__.lower())))
+                                                             kind=kind_name(order))))
             continue
         unit, why = _unit_for(variant, state, order)
         if unit is None:
@@ -662,7 +662,7 @@ def _schedule(variant: Variant, unit: Unit, order: Order) -> list[tuple[int, Ord
     point = 0
     for step, n in zip(steps, points):
         if not isinstance(step, MOVEMENT_ORDERS):
-            return _("{kind} orders are not steps of a turn", kind=type(step).__name__.lower())
+            return _("{kind} orders are not steps of a turn", kind=kind_name(step))
         first = min(point + 1, rules.impulses)
         point += n
         impulse = min(point, rules.impulses)

@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, designation, province_of
-from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, TwoPhase
+from gm.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, TwoPhase, kind_name
 from gm.engine.resolve import FAILS, MOVEMENT_ORDERS, SUCCEEDS, Movement, unit_for
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
@@ -277,7 +277,7 @@ class MultiMovement(Movement):
         by_unit: dict[str, list[int]] = {}  # province -> the orders standing for its unit's parts
         for i, order in enumerate(self.orders):
             if not isinstance(order, MOVEMENT_ORDERS):
-                self._void(i, _("{kind} orders are not given in a movement phase", kind=type(order).__name__.lower()))
+                self._void(i, _("{kind} orders are not given in a movement phase", kind=kind_name(order)))
                 continue
             prov = order.province
             unit = units.get(prov)

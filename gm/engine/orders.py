@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gm.engine.model import UnitType, designation, province_of
+from gm.i18n import _p
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,3 +309,23 @@ class DeclareHome(Order):
 
     def __str__(self) -> str:
         return f"HOME {self.location}"
+
+
+# What a reader calls each kind of order, where a reason names the kind ('retreat orders are not
+# given in a movement phase'): the class's name is no word of the reader's.
+_KIND_NAMES = {
+    Hold: _p("kind of order", "hold"), Move: _p("kind of order", "move"),
+    SupportHold: _p("kind of order", "support"), SupportMove: _p("kind of order", "support"),
+    Convoy: _p("kind of order", "convoy"), Deny: _p("kind of order", "deny"),
+    Blockade: _p("kind of order", "blockade"), Retreat: _p("kind of order", "retreat"),
+    Disband: _p("kind of order", "disband"), Build: _p("kind of order", "build"),
+    Waive: _p("kind of order", "waive"), Allocation: _p("kind of order", "allocation"),
+    Bid: _p("kind of order", "bid"), Loan: _p("kind of order", "loan"), Convert: _p("kind of order", "convert"),
+    Promote: _p("kind of order", "promote"), Permit: _p("kind of order", "permit"),
+    DeclareHome: _p("kind of order", "declarehome"),
+}
+
+
+def kind_name(order: Order) -> str:
+    """The kind of `order` as a reader names it (a Text; the class's name in lower case in English)."""
+    return _KIND_NAMES.get(type(order), type(order).__name__.lower())

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 
 from gm.engine.graph import GameMap, Terrain
 from gm.engine.model import Dislodged, GameState, Unit, UnitType, province_of
-from gm.engine.orders import Blockade, Convoy, Deny, Hold, Move, Order, SupportHold, SupportMove
+from gm.engine.orders import Blockade, Convoy, Deny, Hold, Move, Order, SupportHold, SupportMove, kind_name
 from gm.engine.results import OrderResult, Result
 from gm.engine.variant import Variant
 from gm.i18n import _
@@ -123,7 +123,7 @@ class Movement:
         units, order_of, given = self.units, self.order_of, self.given
         for i, order in enumerate(self.orders):
             if not isinstance(order, MOVEMENT_ORDERS):
-                self._void(i, _("{kind} orders are not given in a movement phase", kind=type(order).__name__.lower()))
+                self._void(i, _("{kind} orders are not given in a movement phase", kind=kind_name(order)))
                 continue
             prov = order.province
             unit = units.get(prov)

@@ -106,8 +106,9 @@ def result_word(result: str) -> str:
 
 _NAMES = r"(?P<names>.+)"
 _PLACE = r"(?P<place>.+?)"
-# Why an order failed, as the engine wrote it in the stored results (English), as a reader reads
-# it: the common reasons, with the provinces they name; any other stays as the engine wrote it.
+# Why an order failed, as results stored before their reasons were kept whole ('said', see
+# gm.lifecycle.report.stored) hold it, in English: the common reasons, with the provinces they
+# name, read back as sentences; any other stays as the engine wrote it.
 _REASONS: list[tuple[re.Pattern[str], Any]] = [(re.compile(pattern), words) for pattern, words in (
     (r"dislodged", lambda m: _p("result", "dislodged")),
     (rf"bounced in {_PLACE}: the unit is disbanded",  # before 'bounced in {province}', which would take it all

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from gm.mail.intake.message import command_lines, read_message
+from gm.mail.intake.message import command_lines
+from tests.mail.test_reply_layouts import read
 
 OLD = "SIGNON France g1 pw-France\nA Par - Pic\nF Bre - Eng\nA Mar - Spa\n\nThanks,\nJane"
 OLD_LINES = {line for line in OLD.split("\n") if line}
@@ -26,13 +27,6 @@ NEW_TEXTS = {
 }
 
 
-def read(body: str) -> list[str]:
-    """The command lines of a body, read as text and as a mail."""
-    lines = command_lines(body)
-    mail = ("From: jane@players.example\r\nSubject: Re: orders\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            "\r\n" + body).encode("utf-8")
-    assert command_lines(read_message(mail).text) == lines
-    return lines
 
 
 def lines_of(text: str) -> list[str]:
