@@ -136,7 +136,7 @@ def languages_from_data(key: str, files: dict[str, dict], provinces: dict[str, P
     """Each language file's names, checked against the map and the powers they name."""
     out: dict[str, Language] = {}
     for code, data in files.items():
-        unknown = set(data) - {"provinces", "powers", "title"}
+        unknown = set(data) - {"provinces", "powers", "title", "notes"}
         if unknown:
             raise VariantError(f"{key}: languages/{code}.toml: unknown table {sorted(unknown)[0]!r}")
         named: dict[str, dict[str, LocalName]] = {}
@@ -162,6 +162,16 @@ def _title(english: str, local: dict[str, str]) -> str:
 
 def _local_title(language: str, english: str, local: tuple[tuple[str, str], ...]) -> str:
     return dict(local).get(language, english)
+
+
+def _notes(key: str, notes: tuple[str, ...], languages: dict[str, dict]) -> tuple[str, ...]:
+    """The notes every player is told at the start, each in a reader's language where a language
+    file gives them (`notes = [...]`, one for each of variant.toml's, in its order)."""
+    local = {code: d["notes"] for code, d in languages.items() if "notes" in d}
+    for code, written in local.items():
+        if len(written) != len(notes):
+            raise VariantError(f"{key}: languages/{code}.toml has {len(written)} notes, variant.toml {len(notes)}")
+    return tuple(_title(note, {code: written[i] for code, written in local.items()}) for i, note in enumerate(notes))
 
 
 def read_variant_data(folder: str) -> dict:
@@ -253,7 +263,7 @@ def variant_from_data(key: str, data: dict, rules: Rules, docs: str = "",
         rules=rules,
         docs=docs,
         facts=data.get("facts", {}),
-        notes=tuple(data.get("notes", ())),
+        notes=_notes(key, tuple(data.get("notes", ())), languages or {}),
         languages=languages_from_data(key, languages or {}, provinces, powers),
     )
 

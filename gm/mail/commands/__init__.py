@@ -43,7 +43,7 @@ HELP_ORDER = ("SIGNON", "JOIN", "CONFIRM", "CLEAR", "WAIT", "NOWAIT", "LIST", "I
               "MAP", "SUMMARY",
               "PRESS", "BROADCAST", "PROPOSE DRAW", "ACCEPT DRAW", "REJECT DRAW", "SET DRAW",
               "CONCEDE", "SET PASSWORD", "SET ADDRESS", "SET ABSENCE",
-              "SET MAP", "RESIGN", "OBSERVE", "UNOBSERVE", "CREATE", "HELP", "SIGNOFF")
+              "SET MAP", "SET LANGUAGE", "RESIGN", "OBSERVE", "UNOBSERVE", "CREATE", "HELP", "SIGNOFF")
 
 
 def command_modules(package: str, order: Collection[str]) -> dict[str, ModuleType]:
