@@ -6,6 +6,8 @@
 * commands/: the language, one module a command; what the commands share is in commands/context.py,
   below outgoing, which uses it too.
 * outgoing/: what the judge sends (acknowledgements, the game's own mail, press) and the outbox.
+* prepared: what a batch of mails needs before its transaction (DKIM keys looked up, new
+  passwords hashed), so that nothing slow holds the database.
 * ingest, retention: a mail taken in from end to end; how long mail is kept. Above them inbox (the
   IMAP watcher) and embedded (the embedded mail servers).
 

@@ -48,6 +48,7 @@ MAIL_ROOMS = (
     ("gm.mail.commands.context",),  # what the commands share, below all that uses it
     ("gm.mail.outgoing",),  # what the judge sends, and the outbox that sends it
     ("gm.mail.commands",),  # the language: one module a command
+    ("gm.mail.prepared",),  # what a batch of mails needs found before its transaction
     ("gm.mail.ingest", "gm.mail.retention"),  # a mail taken in, from end to end; how long mail is kept
     ("gm.mail.inbox", "gm.mail.embedded"),  # the IMAP watcher that feeds ingest; the embedded servers
     ("gm.mail.check", "gm.mail.published"),  # gm mail check (signs in as gm serve does), gm mail dns

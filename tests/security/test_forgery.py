@@ -378,7 +378,7 @@ def test_a_forgers_slow_dns_costs_a_batch_a_bounded_time(forming: Desk, monkeypa
     looking keys up once its time for look-ups is spent, and the rest wait for their codes."""
     import time
 
-    from gm.mail import ingest as ingest_module
+    from gm.mail import prepared
     from test_master_dkim import crlf, signed
 
     asked: list[str] = []
@@ -388,7 +388,7 @@ def test_a_forgers_slow_dns_costs_a_batch_a_bounded_time(forming: Desk, monkeypa
         time.sleep(0.2)
         return None
 
-    monkeypatch.setattr(ingest_module, "VERIFY_SECONDS", 0.5)
+    monkeypatch.setattr(prepared, "VERIFY_SECONDS", 0.5)
     flood = [Fetched(next(_uids), signed(crlf(mail(f"x@slow{i}.example", f"JOIN g2 {POWERS[i % 7]} pw")),
                                          f"slow{i}.example")) for i in range(10)]
     outcomes = ingest_batch(forming.sf, flood, gm_address=JUDGE, dns_lookup=slow_dns, verifier=forming.verifier)

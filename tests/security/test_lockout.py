@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from desk import JUDGE, MASTER, Desk, address, mail
-from gm.mail import ingest as ingest_module
+from gm.mail import prepared
 from gm.mail.ingest import Fetched, ingest_batch
 from gm.mail.intake.message import ACK_MARKER
 from gm.store.db import transaction
@@ -119,7 +119,7 @@ def test_a_join_costs_a_password_hash_only_once_its_address_is_proven(desk: Desk
     messages = [read_message(raw) for raw in raws]
     signed = Provenance(Proof.AUTHENTICATED, "a test's")
     for proof, hashed_last in ((UNPROVEN, False), (signed, True)):
-        hashed = ingest_module._prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
+        hashed = prepared.prehash(desk.sf, [Fetched(None, raw) for raw in raws], messages,
                                         [command_lines(m.text) for m in messages], 1_000_000, frozenset(),
                                         [proof] * len(raws))
         assert [bool(h) for h in hashed] == [False, False, False, False, hashed_last]

@@ -9,7 +9,8 @@ from desk import JUDGE, MASTER, STANDARD, Desk, address, confirmation_code, mail
 
 from gm.games import current_phase, find_game, masters
 from gm.lifecycle.house_rules import OPTION_KEY
-from gm.mail.ingest import Fetched, IngestOutcome, _prehash, ingest
+from gm.mail.ingest import Fetched, IngestOutcome, ingest
+from gm.mail.prepared import prehash
 from gm.mail.intake.message import command_lines, read_message
 from gm.mail.intake.provenance import UNPROVEN, Proof, Provenance
 from gm.store.db import state_from_json, state_to_json, transaction
@@ -334,11 +335,11 @@ def test_a_create_password_is_hashed_before_the_mails_transaction(session_factor
     raws = [mail(TRUSTED, "CREATE new1 standard s3cret"), mail("stranger@x.example", "CREATE new2 standard s3cret")]
     messages = [read_message(raw) for raw in raws]
     signed = Provenance(Proof.AUTHENTICATED, "a test's")
-    hashes = _prehash(session_factory, [Fetched(None, raw) for raw in raws], messages,
+    hashes = prehash(session_factory, [Fetched(None, raw) for raw in raws], messages,
                       [command_lines(m.text) for m in messages], 1_000_000, frozenset([TRUSTED]), [signed, signed])
     assert list(hashes[0]) == ["s3cret"] and check_password(hashes[0]["s3cret"], "s3cret")
     assert hashes[1] == {}  # an address the judge does not trust costs no hash
     # Unauthenticated, the trusted address has proved nothing yet: its password waits sealed, unhashed.
-    hashes = _prehash(session_factory, [Fetched(None, raw) for raw in raws], messages,
+    hashes = prehash(session_factory, [Fetched(None, raw) for raw in raws], messages,
                       [command_lines(m.text) for m in messages], 1_000_000, frozenset([TRUSTED]), [UNPROVEN] * 2)
     assert hashes == [{}, {}]
