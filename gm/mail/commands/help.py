@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from types import ModuleType
 
-from gm.i18n import ENGLISH, Text, _, translated
+from gm.i18n import Written, _, translated
 from gm.mail.commands import Context, Lines, master_registry, registry
 
 NAME = "HELP"
@@ -26,10 +26,10 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     masters = master_registry() if ctx.master is not None else {}
     asked = " ".join(args).upper()
     if not asked:
-        text: list[object] = [_HOW, "", Wrapped(_("Commands: {commands}", commands=", ".join(_names(players))))]
+        text: list[object] = [_HOW, "", wrapped(_("Commands: {commands}", commands=", ".join(_names(players))))]
         if masters:
-            text.append(Wrapped(_("GM commands: {commands}", commands=", ".join(_names(masters)))))
-        text.append(Wrapped(_("HELP <command> shows one command's use (HELP SIGNON); HELP ALL shows every one.")))
+            text.append(wrapped(_("GM commands: {commands}", commands=", ".join(_names(masters)))))
+        text.append(wrapped(_("HELP <command> shows one command's use (HELP SIGNON); HELP ALL shows every one.")))
         ctx.add_section(_("Commands"), Lines(text))
     elif asked == "ALL":
         ctx.add_section(_("Commands"), Lines(_described(m) for m in _unique(players)))
@@ -55,27 +55,17 @@ def _unique(table: dict[str, ModuleType]) -> list[ModuleType]:
 
 def _described(command: ModuleType) -> Lines:
     """The command's use (whole: it is what to type), and what it does indented under it, wrapped."""
-    return Lines([command.USAGE, Wrapped(command.HELP, indent="    ")])
+    return Lines([command.USAGE, wrapped(command.HELP, indent="    ")])
 
 
-class Wrapped(Text):
-    """A text wrapped to WIDTH once it is written in the reader's language (a translation is
+def wrapped(text: object, indent: str = "") -> Written:
+    """`text` wrapped to WIDTH once it is written in the reader's language (a translation is
     longer or shorter than the English), its lines after the first indented."""
+    return Written(_wrapped_in, text, indent)
 
-    text: object
-    indent: str
 
-    def __new__(cls, text: object, indent: str = "") -> Wrapped:
-        self = str.__new__(cls, _wrapped(translated(text, ENGLISH), indent))
-        self.msgid, self.plural, self.count, self.context, self.params = str(self), None, None, None, {}
-        self.text, self.indent = text, indent
-        return self
-
-    def in_language(self, language: str) -> str:
-        return _wrapped(translated(self.text, language), self.indent)
-
-    def __reduce__(self) -> tuple[type, tuple[object, str]]:
-        return (Wrapped, (self.text, self.indent))
+def _wrapped_in(language: str, text: object, indent: str) -> str:
+    return _wrapped(translated(text, language), indent)
 
 
 def _wrapped(text: str, indent: str = "") -> str:
