@@ -203,15 +203,15 @@ async def test_gm_serve_reads_and_sends_with_tokens_that_expire_on_the_way(
                       GM_SMTP_USER=f"gm@{DOMAIN}", GM_POLL_SECONDS="0.5", **oauth2)
     factory = make_session_factory(make_engine(migrated_url))
 
-    def answered(n: int) -> bool:
+    def answered(n: int, delivered: bool = True) -> bool:
         with transaction(factory) as s:
             inbound = s.scalar(select(func.count()).select_from(InboundMail))
             unsent = s.scalar(select(func.count()).select_from(OutboundMail).where(OutboundMail.sent_at.is_(None)))
-        return inbound == n and unsent == 0 and len(oauth2_dovecot.stored("alice")) == n
+        return inbound == n and unsent == 0 and (not delivered or len(oauth2_dovecot.stored("alice")) == n)
 
-    async def until(n: int, within: float = 60) -> None:
+    async def until(n: int, within: float = 60, delivered: bool = True) -> None:
         deadline = time.monotonic() + within
-        while not await asyncio.to_thread(answered, n):
+        while not await asyncio.to_thread(answered, n, delivered):
             assert server.poll() is None, (tmp_path / "serve.log").read_text()
             assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
             await asyncio.sleep(0.2)
@@ -227,8 +227,11 @@ async def test_gm_serve_reads_and_sends_with_tokens_that_expire_on_the_way(
         oauth2_dovecot.start()
         for n in (2, 3):
             oauth2_dovecot.deliver(_orders(n).as_bytes(), [f"gm@{DOMAIN}"], sender=f"alice@{DOMAIN}")
-        # Well within the IMAP timeout (30 s): a connection lost mid-command is noticed at once.
-        await until(3, within=15)
+        # Read and answered well within the IMAP timeout (30 s): a connection lost mid-command is
+        # noticed at once. The answers then reach alice when Postfix's queue, which met the
+        # restarting Dovecot too, delivers them.
+        await until(3, within=15, delivered=False)
+        await until(3)
         # The judge's tokens had an hour left by its own count: it refreshed because the servers
         # refused them, and signed in with OAUTHBEARER, which both servers offer, each time (Dovecot
         # would take a token as a password).
