@@ -78,7 +78,7 @@ def ask(ctx: Context, draw: Draw, voters: dict[str, str], current: CurrentPhase 
             continue
         text = Lines([proposes, *needs, "",
                       _("As {power}, answer with a mail reading", power=power),
-                      f"  SIGNON {power} {game.name} <password>", "  ACCEPT DRAW",
+                      _("  SIGNON {power} {game} <password>", power=power, game=game.name), "  ACCEPT DRAW",
                       _("or REJECT DRAW in its place."), "", rule])
         queue_announcement(ctx.session, game, _("Draw proposed"), text, gm_address=ctx.gm_address, now=now,
                            to=[address])

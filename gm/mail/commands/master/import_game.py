@@ -316,7 +316,7 @@ def welcome(ctx: Context, game: Game, variant: Variant, player: Player, current:
           variant=variant.title, source=source, power=power), "",
         _("Send your mail to {address}, with this line first (your password in place of <password>):",
           address=ctx.gm_address),
-        f"  SIGNON {power} {game.name} <password>",
+        _("  SIGNON {power} {game} <password>", power=power, game=game.name),
         _("and your orders after it. HELP lists every command; SET PASSWORD changes your password."), "",
         _("{game} is in {phase}; the deadline is {deadline}.", game=game.name, phase=phase_name(current.row.label),
           deadline=deadline)]

@@ -130,7 +130,7 @@ def welcome(ctx: Context, game: Game, player: Player, password: str, language: s
         _("SET PASSWORD <new password> changes it."), "",
         _("Send your mail to {address}, with this line first (your password in place of <password>):",
           address=ctx.gm_address),
-        f"  SIGNON {power} {game.name} <password>",
+        _("  SIGNON {power} {game} <password>", power=power, game=game.name),
         _("and your orders after it. HELP lists every command.")]
     current = current_phase(ctx.session, game) if game.status == GameStatus.ACTIVE else None
     if game.status == GameStatus.FORMING or current is None:
