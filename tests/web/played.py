@@ -26,6 +26,7 @@ from gm.store.db import transaction
 from gm.store.models import Player, SecretAllocation, utcnow
 from gm.store.passwords import PasswordVerifier, hash_password
 from gm.variants import load_variant
+from tests.mail.reader_game import address
 
 GM = "gm@example.org"
 MASTER = "master@example.org"
@@ -33,10 +34,6 @@ GAME = "ae"
 PUBLIC_URL = "https://games.example.org/gm"
 BROADCAST = "Peace in our time, says the Emperor"
 PRIVATE_PRESS = "Meet me behind the Alps at midnight"
-
-
-def address(power: str) -> str:
-    return f"{power.lower().replace(' ', '-')}@players.example"
 
 
 @dataclass

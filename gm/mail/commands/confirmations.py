@@ -36,7 +36,6 @@ from gm.mail.budget import WINDOW
 from gm.mail.intake.provenance import Proof
 from gm.mail.outgoing.reply import render_notice
 from gm.store import judge_key
-from gm.view.languages import language_of
 from gm.store.models import Confirmation, Game, GameStatus, utcnow
 
 if TYPE_CHECKING:
@@ -201,7 +200,7 @@ def request(
             ctx.silent = True
             if game is not None and kind in (JOIN, OBSERVE):  # the GM hears of it, once an hour
                 for gm in masters(ctx.session, game):
-                    lang = language(ctx, gm, game)
+                    lang = ctx.language(gm, game)
                     if kind == JOIN:
                         about, what = _("[{game}] Requests to join it went unanswered", game=game.name), \
                             _p("requests to ... a game", "join")
@@ -219,18 +218,12 @@ def request(
         sealed_password=seal(password, code) if password is not None else None, detail=detail,
         requested_by=ctx.message.sender, created_at=now, expires_at=now + LIFETIME))
     shown = shown_code(code)
-    lang = language(ctx, address, game)
+    lang = ctx.language(address, game)
     text = render_notice(template, lang, gm_address=ctx.gm_address, code=shown, hours=LIFETIME_HOURS, **values)
     ctx.lookups.reply_queued(address, "confirm", unproven=unproven, game_id=game_id)
     # The code after the subject, in the command's own words: a plain reply confirms (code_in_subject).
     ctx.codes.append((address, f"{translated(subject, lang)} (CONFIRM {shown})", text, game_id, unproven))
     return True
-
-
-def language(ctx: Context, address: str, game: Game | None) -> str:
-    """The language `address` reads mail about `game` in (the game a request names, which the
-    mail need not have signed on to)."""
-    return language_of(ctx.session, address, game) if game is not None else ctx.language(address)
 
 
 def disowned(ctx: Context, shown: str) -> bool:

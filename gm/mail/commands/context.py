@@ -295,14 +295,15 @@ class Context:
         """Whether the mail's From address is proved by the mail itself (see gm.mail.intake.provenance)."""
         return self.provenance is not None and self.provenance.authenticated
 
-    def language(self, address: str | None = None) -> str:
+    def language(self, address: str | None = None, game: Game | None = None) -> str:
         """The language `address` (None: whoever the lines are answered to now) reads the judge
-        in, about the game signed on to (gm.view.languages): that of its answers and of the
-        words its orders are read in first."""
+        in, about `game` (None: the game signed on to; a request may name another) (gm.view.languages):
+        that of its answers and of the words its orders are read in first."""
         address = (address or self.line_owner or self.message.sender).lower()
-        key = (address, self.game.id if self.game is not None else None)
+        game = game if game is not None else self.game
+        key = (address, game.id if game is not None else None)
         if key not in self._languages:
-            self._languages[key] = language_of(self.session, address, self.game)
+            self._languages[key] = language_of(self.session, address, game)
         return self._languages[key]
 
     def forget_language(self, address: str) -> None:

@@ -95,7 +95,7 @@ def observe(ctx: Context, game: Game, address: str, shown: str) -> None:
     ctx.session.add(Observer(game_id=game.id, email=address))
     audit(ctx, game, "observe", address)
     ctx.accept(shown, _("this address observes {game}", game=game.name))
-    lang = confirmations.language(ctx, address, game)
+    lang = ctx.language(address, game)
     ctx.notify(address, translated(_("gm: you observe {game}", game=game.name), lang),
                render_notice("observer", lang, gm_address=ctx.gm_address, game=game.name,
                              variant=variant_of(game).title, observing=True), kind=KIND)

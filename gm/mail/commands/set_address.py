@@ -61,7 +61,7 @@ def confirmed(ctx: Context, confirmation: Confirmation, shown: str, password: st
     ctx.accept(shown, _("mail for {power} in {game} now goes to {address} (it went to {old})", power=player.power,
                         game=game.name, address=address, old=old))
     # The old address hears of it: if the change was not its player's doing, they know at once.
-    lang = confirmations.language(ctx, old, game)
+    lang = ctx.language(old, game)
     ctx.notify(old, translated(_("{game}: mail for {power} now goes elsewhere", game=game.name, power=player.power),
                                lang),
                render_notice("address_changed", lang, power=player.power, game=game.name, new=address))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gm.i18n import _, translated
-from gm.mail.commands import NO_SUCH_GAME, Context, confirmations
+from gm.mail.commands import NO_SUCH_GAME, Context
 from gm.mail.commands.observe import KIND, audit, observing
 from gm.mail.outgoing.reply import render_notice
 from gm.store.models import utcnow
@@ -28,6 +28,6 @@ def run(ctx: Context, args: list[str], line: str) -> None:
     observer.left_at = utcnow()
     audit(ctx, game, "unobserve", sender)
     ctx.accept(line, _("this address no longer observes {game}", game=game.name))
-    lang = confirmations.language(ctx, sender, game)
+    lang = ctx.language(sender, game)
     ctx.notify(sender, translated(_("gm: you no longer observe {game}", game=game.name), lang),
                render_notice("observer", lang, gm_address=ctx.gm_address, game=game.name, observing=False), kind=KIND)

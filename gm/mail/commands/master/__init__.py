@@ -2,20 +2,23 @@
 gm.mail.commands). Each is recorded in the game's audit log with the mail it came in."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy.orm import Session
 
-from gm.games import current_phase
+from gm.games import CurrentPhase, current_phase
 from gm.i18n import ENGLISH, _, translated
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phase_names import phase_name
 from gm.lifecycle.overview import columns, failing_mail, orders_on_file, powers_at_a_glance, status_word
 from gm.mail.commands import Context, Lookups, command_for, orders
-from gm.mail.outgoing.game_mail import one_notice_each
+from gm.mail.outgoing.game_mail import one_notice_each, thread_id
+from gm.mail.outgoing.mail_maps import map_attachment, reader_palette
+from gm.mail.outgoing.reply import render_notice
+from gm.maps.art import has_art
 from gm.mail.intake.message import InboundMessage
 from gm.view.languages import languages_of
-from gm.store.models import Game, Master, OutboundMail, new_message_id
+from gm.store.models import Game, Master, OutboundMail, Player, new_message_id
 from gm.store.passwords import PasswordVerifier
 from gm.view.results import moment_text
 
@@ -27,6 +30,24 @@ def gm_language(ctx: Context, address: str | None = None) -> str:
     """The language the GM signed on (or `address`) reads this mail's answer in; on the command
     line (`gm game master`), which prints in English, English."""
     return ENGLISH if ctx.message.sender == OPERATOR else ctx.language(address)
+
+
+def mail_welcome(ctx: Context, game: Game, player: Player, current: CurrentPhase | None,
+                 write: Callable[[str], str]) -> None:
+    """A player's welcome to `game` (REPLACE, IMPORT), threaded with the game's other mail: the
+    text `write` makes in the player's language, with the map of the phase under way where the
+    game's mail carries maps (the outbox sender draws it)."""
+    attachments = None
+    if current is not None and has_art(game.variant):
+        attachments = [map_attachment(current.row, "position", reader_palette(game, player),
+                                      f"{game.name}-position.png")]
+    lang = ctx.language(player.email)
+    thread = thread_id(game, ctx.gm_address)
+    ctx.session.add(OutboundMail(
+        to_addr=player.email, subject=translated(_("{game}: you play {power}", game=game.name, power=player.power), lang),
+        body_text=render_notice("announcement", lang, game=game.name, text=write(lang)), attachments=attachments,
+        in_reply_to=thread, references=thread, game_id=game.id, kind="notice",
+        message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
 
 
 def heading(title: str, language: str) -> list[str]:

@@ -29,17 +29,16 @@ from gm.lifecycle.phases import missing, owed_table
 from gm.lifecycle.timing import set_options
 from gm.mail.commands import NO_SUCH_GAME, Block, Context, Lines, Lookups, command_for, confirmations, reason
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.commands.master import OPERATOR, heading
+from gm.mail.commands.master import OPERATOR, heading, mail_welcome
 from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.intake.auth import new_password_refused
 from gm.mail.intake.message import InboundMessage, command_lines
 from gm.mail.outgoing import press
-from gm.mail.outgoing.game_mail import thread_id
-from gm.mail.outgoing.mail_maps import map_attachment, map_palette, reader_palette
+from gm.mail.outgoing.mail_maps import map_attachment, map_palette
 from gm.mail.outgoing.reply import render_notice
 from gm.maps.art import has_art
 from gm.maps.render import position_scene, render
-from gm.store.models import Confirmation, Game, GameStatus, Master, OutboundMail, Player, new_message_id, utcnow
+from gm.store.models import Confirmation, Game, GameStatus, Master, Player, utcnow
 from gm.store.passwords import PasswordVerifier
 from gm.view.results import moment_text
 
@@ -286,23 +285,11 @@ def _chooses_password(ctx: Context) -> bool:
 
 def _welcome(ctx: Context, game: Game, player: Player, source: str) -> None:
     """The player's mail: how to play here, the phase and deadline, what is due, the position and
-    its map; threaded with the game's other mail."""
+    its map."""
     current = current_phase(ctx.session, game)
     assert current is not None
     variant = variant_of(game)
-    attachments = None
-    if has_art(game.variant):
-        attachments = [map_attachment(current.row, "position", reader_palette(game, player),
-                                      f"{game.name}-position.png")]
-    lang = ctx.language(player.email)
-    text = render_notice("announcement", lang, game=game.name,
-                         text=welcome(ctx, game, variant, player, current, source, lang))
-    thread = thread_id(game, ctx.gm_address)
-    subject = translated(_("{game}: you play {power}", game=game.name, power=player.power), lang)
-    ctx.session.add(OutboundMail(to_addr=player.email, subject=subject,
-                                 body_text=text, attachments=attachments, in_reply_to=thread, references=thread,
-                                 game_id=game.id, kind="notice",
-                                 message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
+    mail_welcome(ctx, game, player, current, lambda lang: welcome(ctx, game, variant, player, current, source, lang))
 
 
 def welcome(ctx: Context, game: Game, variant: Variant, player: Player, current: CurrentPhase, source: str,

@@ -19,12 +19,10 @@ from gm.lifecycle.players import great_power, replace
 from gm.mail.intake.addresses import AddressError, player_address
 from gm.mail.commands import Context, reason
 from gm.mail.commands.join import SEVERAL_POWERS
-from gm.mail.commands.master import heading
-from gm.mail.outgoing.game_mail import queue_announcement, results_text, thread_id
-from gm.mail.outgoing.mail_maps import map_attachment, reader_palette
-from gm.mail.outgoing.reply import render_notice
+from gm.mail.commands.master import heading, mail_welcome
+from gm.mail.outgoing.game_mail import queue_announcement, results_text
 from gm.maps.art import has_art
-from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, OutboundMail, Player, new_message_id, utcnow
+from gm.store.models import AuditEntry, Game, GamePhase, GameStatus, Player, utcnow
 from gm.store.passwords import hash_password
 from gm.view.results import moment_text
 
@@ -101,21 +99,9 @@ def replaced(session: Session, game: Game, power: str, address: str, now_playing
 
 
 def _mail_welcome(ctx: Context, game: Game, player: Player, password: str) -> None:
-    """The new player's mail, threaded with the game's other mail: with the map of the position
-    where the game's mail carries maps (the outbox sender draws it)."""
+    """The new player's mail, with the map of the position once the game is under way."""
     current = current_phase(ctx.session, game) if game.status == GameStatus.ACTIVE else None
-    attachments = None
-    if current is not None and has_art(game.variant):
-        attachments = [map_attachment(current.row, "position", reader_palette(game, player),
-                                      f"{game.name}-position.png")]
-    lang = ctx.language(player.email)
-    text = render_notice("announcement", lang, game=game.name, text=welcome(ctx, game, player, password, lang))
-    thread = thread_id(game, ctx.gm_address)
-    subject = translated(_("{game}: you play {power}", game=game.name, power=player.power), lang)
-    ctx.session.add(OutboundMail(to_addr=player.email, subject=subject,
-                                 body_text=text, attachments=attachments, in_reply_to=thread, references=thread,
-                                 game_id=game.id, kind="notice",
-                                 message_id=new_message_id(ctx.gm_address.rpartition("@")[2])))
+    mail_welcome(ctx, game, player, current, lambda lang: welcome(ctx, game, player, password, lang))
 
 
 def welcome(ctx: Context, game: Game, player: Player, password: str, language: str) -> str:
