@@ -40,12 +40,20 @@ def known_language(word: str) -> str | None:
     """The code of the language `word` names: a code ('fr', 'FR', 'fr_CH'), or its name in
     English or in itself ('French', 'français', 'francais', 'Deutsch')."""
     key = word.strip().casefold().replace("-", "_")
+    if key in LANGUAGES:  # as the house rules keep it: read on every look at a game
+        return key
+    names = _language_names()
+    return names.get(key.split("_")[0]) or names.get(_unaccented(key))
+
+
+@cache
+def _language_names() -> dict[str, str]:
+    """Every code and name (in English and in itself, without accents too) -> its code."""
+    out = {}
     for language in LANGUAGES:
-        names = {language, Locale.parse(language).get_display_name(ENGLISH), language_name(language)}
-        plain = {_unaccented(n.casefold()) for n in names}
-        if key.split("_")[0] == language or _unaccented(key) in plain:
-            return language
-    return None
+        for name in (language, Locale.parse(language).get_display_name(ENGLISH), language_name(language)):
+            out[name.casefold()] = out[_unaccented(name.casefold())] = language
+    return out
 
 
 def _unaccented(text: str) -> str:
