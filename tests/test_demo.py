@@ -15,6 +15,9 @@ import pytest
 from gm.cli import VARIANTS, main
 from gm.demo import DEFAULT_VARIANT, MASTER, SCRIPTS
 from gm.demo.driver import make_plan
+from gm.demo.players import LANGUAGES
+from gm.i18n import _, language_name, translated
+from gm.view.results import phase_words
 from gm.demo.mailbox import DemoFailed
 from gm.variants import REGISTRY, SHIPPED, load_variant
 
@@ -102,8 +105,10 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     assert {row[0] for row in end} == set(players) | {MASTER} and all(row[4] for row in end)
     if SCRIPTS[variant].ending == "draw":
         assert outcome == f"drawn between {', '.join(great)}"  # nobody is out after a year
-        assert all(subject == "[demo] The game is drawn" and "The final position (" in body
-                   for _, _, subject, body, _ in end)
+        for to, _kind, subject, body, _sent in end:  # each in its reader's language
+            language = LANGUAGES.get(players.get(to, ""), "en")
+            assert subject == "[demo] " + translated(_("The game is drawn"), language)
+            assert translated(_("The final position ({when}):", when=""), language).split("(")[0] in body
         # The GM paused the game and proposed the draw by mail; every player accepted it by mail.
         votes = db.execute("SELECT count(*) FROM audit_log WHERE action = 'accept draw'").fetchone()[0]
         assert votes == len(players)
@@ -111,7 +116,7 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     else:  # 1700AD II: the GM's last year, 1713, with the year moved on for a one-year game
         assert re.fullmatch(r"won by \S+, ahead when the game ended in 1713|ended in 1713 with no power ahead", outcome)
         assert [label for (label,) in db.execute("SELECT label FROM phases")] == ["Year 1713"]
-        assert all(": game over" in subject and "The game is over: " in body for _, _, subject, body, _ in end)
+        assert all(": game over" in subject and "The game is over: " in body for _to, _kind, subject, body, _sent in end)
     assert db.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0] == 0
 
     # Every mail as an .eml file; the summary says how the game ended and where its end mail is.
@@ -124,13 +129,26 @@ def test_a_demo_year_by_mail_to_the_end(variant: str, tmp_path: Path, capsys: py
     named = re.search(r"one of them: (\S+\.eml)", summary)
     assert named is not None
     final = email.message_from_bytes(Path(named.group(1)).read_bytes(), policy=email.policy.default)
-    assert final["To"] in players and final["Subject"] == end[0][2]
+    assert final["To"] in players and final["Subject"] == next(row[2] for row in end if row[0] == final["To"])
     assert final["List-Id"] == '"gm game demo" <demo.games.judge.example>'  # as the outbox sent it
     assert "Special orders the GM accepted: " in summary and str(tmp_path / "mail") in summary
     # and the game's web pages beside the mail, gm serve's, their index named
     index = tmp_path / "pages" / "index.html"
     assert f"The game's web pages (every phase's orders, results and maps; no secret): {index}" in summary
     assert index.exists() and (tmp_path / "pages" / "games" / "demo" / "index.html").exists()
+    # France's player read the judge in French and wrote French order words, every line taken.
+    for power, language in LANGUAGES.items():
+        if power not in great:
+            continue
+        address = next(a for a, p in players.items() if p == power)
+        subjects = [s for (s,) in db.execute("SELECT subject FROM outbox WHERE to_addr = ? AND kind = 'results'",
+                                             (address,))]
+        labels = [label for (label,) in db.execute("SELECT label FROM phases")]
+        # '[demo] Printemps 1763 : résultats': every results mail named its phases in French words
+        assert subjects and all(any(translated(phase_words(label), language) in subject for label in labels)
+                                for subject in subjects)
+        assert f"{power}'s player reads every mail in {language_name(language)}" in summary
+        assert not [r for r in re.findall(r"Order lines the GM rejected otherwise: .*", summary) if power in r]
     if variant == DEFAULT_VARIANT:
         default_demo(tmp_path, db, out)
 

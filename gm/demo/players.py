@@ -4,7 +4,8 @@ A player JOINs over SMTP and confirms with the code the judge mails back (CONFIR
 own mailbox (IMAP IDLE) for the start or results mail, and answers with its orders as a person
 would write them: its share of one seeded random draw of every power's orders
 (gm.randomgame.RandomPlayers, which knows each variant's special orders), leaders named as
-players name them. Asked to vote on a draw, it accepts.
+players name them. Asked to vote on a draw, it accepts. France's player reads the judge in French
+(SET LANGUAGE fr with its CONFIRM) and writes its orders in French order words.
 
 The GM signs on by mail once the game has started: it sets the variant's end where the GM fixes
 it (SET OPTION last_year, and SET PHASE for a shorter game) and welcomes the players with press to
@@ -27,7 +28,10 @@ from gm.demo.mailbox import Mailbox, plain_text, send
 from gm.demo.scripts import GAME, MASTER, PLAYERS_DOMAIN, Script
 from gm.engine.model import GameState, PhaseKind, Season
 from gm.engine.orders import Allocation, Order
+from gm.engine.parse import spell_order
 from gm.engine.variant import Variant
+from gm.i18n import ENGLISH, _
+from gm.i18n import LANGUAGES as ALL_LANGUAGES
 from gm.lifecycle.house_rules import rules_of
 from gm.lifecycle.phases import owed
 from gm.mail.commands.confirmations import code_in_subject
@@ -35,12 +39,20 @@ from gm.randomgame import RandomPlayers
 from gm.store.db import state_from_json
 from gm.store.models import Game, GamePhase, GameStatus
 
-DRAW_PROPOSED = "Draw proposed"  # a part of the subject: the GM's PAUSE and DRAW come in one notice
+DRAW_PROPOSED = _("Draw proposed")  # a part of the subject: the GM's PAUSE and DRAW come in one notice
+LANGUAGES = {"France": "fr"}  # the players who read and write another language than English
 
 
 def draw_proposed(subject: str) -> bool:
-    """Whether a mail asks for a vote on a draw ('[demo] The game is paused; Draw proposed')."""
-    return subject.startswith(f"[{GAME}] ") and DRAW_PROPOSED in subject.removeprefix(f"[{GAME}] ").split("; ")
+    """Whether a mail asks for a vote on a draw ('[demo] The game is paused; Draw proposed'), in
+    whichever language the player reads."""
+    parts = subject.removeprefix(f"[{GAME}] ").split("; ")
+    return subject.startswith(f"[{GAME}] ") and any(DRAW_PROPOSED.in_language(lang) in parts for lang in ALL_LANGUAGES)
+
+
+# 'REJECTED  <line>' then ': <why>' under it, in an acknowledgement in any language
+_REJECTED = re.compile("^\\s*(?:" + "|".join(re.escape(_("REJECTED").in_language(lang)) for lang in ALL_LANGUAGES)
+                       + ")\\s+(.*)\n\\s*:\\s*(.*)$", re.MULTILINE)
 
 
 def slug(name: str) -> str:
@@ -60,6 +72,8 @@ class Tally:
     incomplete: list[str] = field(default_factory=list)  # "<phase>: <power> left <unit> without orders"
     votes: list[str] = field(default_factory=list)  # powers that mailed ACCEPT DRAW
     gm: list[str] = field(default_factory=list)  # what the GM did by mail, in its words
+    # power -> (its language, an order line it wrote in that language's words, and the judge's own form)
+    own_words: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -99,6 +113,7 @@ class Cast:
         """One great power's player: JOIN, answer the confirmation with its code (CONFIRM), then
         answer each mail about a new phase with orders, and a draw proposal with its vote."""
         address, password = player_address(power), f"secret-{slug(power)}"
+        language = LANGUAGES.get(power, ENGLISH)
         signon = f"SIGNON {power} {GAME} {password}"
         await self.send(address, f"join {GAME}", f"JOIN {GAME} {power} {password}")
         mailbox = Mailbox(self.imap_port, address, self.mailbox_password)
@@ -113,7 +128,8 @@ class Cast:
                     self._read(power, subject, msg)
                     code = code_in_subject(subject)
                     if code is not None:  # the judge asks whether the JOIN was this address's
-                        await self.send(address, f"{GAME}: confirming", f"CONFIRM {code}")
+                        chosen = f"\nSET LANGUAGE {language}" if language != ENGLISH else ""
+                        await self.send(address, f"{GAME}: confirming", f"CONFIRM {code}{chosen}")
                     if draw_proposed(subject):
                         self.tally.votes.append(power)
                         await self.send(address, f"Re: {subject}", f"{signon}\nACCEPT DRAW")
@@ -135,7 +151,11 @@ class Cast:
                 if self.plan.stop_year is not None and state.phase.year >= self.plan.stop_year:
                     continue  # the years are played: the GM proposes a draw
                 ordered.add(row.seq)
-                lines = self._orders(power, row, state)
+                english = self._orders(power, row, state)
+                lines = [spell_order(self.variant, line, language) for line in english]
+                told = [(mine, judge) for mine, judge in zip(lines, english, strict=True) if mine != judge]
+                if told and power not in self.tally.own_words:
+                    self.tally.own_words[power] = (language, *told[0])
                 if lines:
                     subject = str(about_game[-1]["Subject"]) if about_game else f"{GAME} orders"
                     await self.send(address, f"Re: {subject}", "\n".join([signon, *lines]))
@@ -147,7 +167,7 @@ class Cast:
         if subject.startswith(f"[{GAME}]"):
             return  # a start or results mail, or the GM's announcement
         text = plain_text(msg)  # type: ignore[arg-type]
-        for line, why in re.findall(r"^\s*REJECTED\s+(.*)\n\s*:\s*(.*)$", text, re.MULTILINE):
+        for line, why in _REJECTED.findall(text):
             self.tally.rejected.append(f"{power}: {line.strip()}: {why.strip()}")
 
     def _orders(self, power: str, row: GamePhase, state: GameState) -> list[str]:

@@ -24,6 +24,8 @@ def spell_order(variant: Variant, order: Order | str, language: str) -> str:
     language's abbreviations, coasts and order words. English, or a text that reads as no order,
     comes back as it is."""
     if isinstance(order, str):
+        if language not in SPELLING:
+            return order  # as the player wrote it: a leader by name, a turn of steps
         found = _read_canonical(variant, order)
         if found is None:
             return order
