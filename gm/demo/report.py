@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from gm.demo.players import Tally, slug
 from gm.demo.scripts import GAME, GM, LEADERS, MASTER, Script
 from gm.engine.variant import Variant
-from gm.i18n import language_name
+from gm.i18n import ENGLISH, language_name
 from gm.mail.outgoing.list_headers import list_headers
 from gm.mail.outgoing.outbox import Outgoing, build_message
 from gm.store.db import state_from_json
@@ -191,7 +191,7 @@ def summary(engine: Engine, variant: Variant, script: Script, out: Path, tally: 
     if wrong:
         print(f"Order lines the GM rejected otherwise: {len(wrong)}, e.g. {wrong[0]}")
     for power, (language, mine, judge) in tally.own_words.items():
-        print(f"{power}'s player reads every mail in {language_name(language)} (SET LANGUAGE {language}) and writes "
+        print(f"{power}'s player reads every mail in {language_name(language, ENGLISH)} (SET LANGUAGE {language}) and writes "
               f"orders in its words: '{mine}' for {judge}")
     for done in tally.gm:
         print(f"The GM {done}")

@@ -31,9 +31,9 @@ LANGUAGES: tuple[str, ...] = (ENGLISH, *sorted(p.stem for p in Path(__file__).pa
 CATALOGUES = Path(__file__).parent
 
 
-def language_name(language: str) -> str:
-    """The language's name in itself: 'français'."""
-    return Locale.parse(language).get_display_name(language) or language
+def language_name(language: str, written_in: str | None = None) -> str:
+    """The language's name in itself ('français'), or in `written_in` ('French')."""
+    return Locale.parse(language).get_display_name(written_in or language) or language
 
 
 def known_language(word: str) -> str | None:
@@ -51,7 +51,7 @@ def _language_names() -> dict[str, str]:
     """Every code and name (in English and in itself, without accents too) -> its code."""
     out = {}
     for language in LANGUAGES:
-        for name in (language, Locale.parse(language).get_display_name(ENGLISH), language_name(language)):
+        for name in (language, language_name(language, ENGLISH), language_name(language)):
             out[name.casefold()] = out[_unaccented(name.casefold())] = language
     return out
 
